@@ -1,0 +1,1 @@
+//! Topologies, routing (shortest path, ECMP, BCube), links and queues.

@@ -1,0 +1,1 @@
+//! Packet-level engine: drives dcflow-proto endpoints over dcflow-net.

@@ -1,0 +1,65 @@
+//! The sans-IO endpoint contract (DESIGN.md §Architecture, rule 1).
+//!
+//! An endpoint never reads a clock and never touches an event queue: `now` is
+//! always an argument. Inputs are `handle_*`, outputs are `poll_*`. The engine
+//! (or, later, a UDP socket driver) calls `handle_packet` / `handle_timeout`,
+//! then drains `poll_transmit` and `poll_event` and re-arms a timer at
+//! `poll_timeout`. Every protocol implements [`Endpoint`]; the hot path goes
+//! through the closed enums in `lib.rs`, never through `dyn`.
+
+use crate::packet::Packet;
+use dcflow_core::{Bytes, Dur, FlowId, Rate, Time};
+
+/// What an endpoint knows about its flow when it is created.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowInfo {
+    pub id: FlowId,
+    pub size: Bytes,
+    pub start: Time,
+    /// Absolute deadline, if the flow has one.
+    pub deadline: Option<Time>,
+    /// Largest payload per packet (`mtu - HEADER_BYTES`).
+    pub mss: u32,
+    /// Rate of the sender's access link.
+    pub line_rate: Rate,
+    /// Round-trip propagation + processing + one MTU's serialization per hop on
+    /// the flow's path with empty queues: the sender's initial RTT estimate.
+    pub base_rtt: Dur,
+    /// Number of switches on the forward path (length of allocation vectors).
+    pub switch_hops: u8,
+}
+
+impl FlowInfo {
+    /// Bandwidth-delay product of the path in packets (at least 1).
+    pub fn bdp_packets(&self) -> u32 {
+        let bytes = self.line_rate.bytes_in(self.base_rtt).0;
+        bytes.div_ceil(self.mss as u64 + crate::packet::HEADER_BYTES as u64).max(1) as u32
+    }
+    /// Number of data packets the flow needs.
+    pub fn packets(&self) -> u64 {
+        self.size.0.div_ceil(self.mss as u64).max(1)
+    }
+}
+
+/// Something an endpoint reports to the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowEvent {
+    /// Receiver: it now holds every byte of the flow (DESIGN.md: `finish_s`).
+    Delivered,
+    /// Sender: every byte is acknowledged and teardown is done; it has nothing
+    /// more to send and no timer to arm.
+    Closed,
+    /// Sender: the protocol gave up on the flow (early termination / quenching).
+    Terminated,
+}
+
+/// The interface every host-side state machine implements.
+pub trait Endpoint {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet);
+    fn handle_timeout(&mut self, now: Time);
+    /// Next packet to hand to the NIC now, if any.
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet>;
+    /// When `handle_timeout` should next be called, if ever.
+    fn poll_timeout(&self) -> Option<Time>;
+    fn poll_event(&mut self) -> Option<FlowEvent>;
+}

@@ -1,0 +1,14 @@
+//! dcflow-proto: sans-IO protocol state machines.
+//!
+//! Host endpoints (senders, the shared receiver) implement [`Endpoint`];
+//! switch-side logic is a per-output-port agent ([`agent::PortAgent`]). Nothing
+//! here reads a clock or knows about the event queue, so the same code can be
+//! driven by the packet engine or, later, by real sockets.
+
+pub mod endpoint;
+pub mod packet;
+pub mod receiver;
+
+pub use endpoint::{Endpoint, FlowEvent, FlowInfo};
+pub use packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
+pub use receiver::Receiver;

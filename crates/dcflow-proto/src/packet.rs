@@ -1,0 +1,131 @@
+//! What travels on the wire: one `Copy` struct for every protocol.
+//!
+//! The engine keeps packets in an arena and moves indices; endpoints and switch
+//! agents see `&Packet` / `&mut Packet`. Protocol-specific scheduling headers are
+//! the `Sched` enum (the "Repr" of DESIGN.md): a closed set, no allocation.
+
+use dcflow_core::{FlowId, Time};
+
+/// IPv4 + TCP header bytes on every packet (no options). Data packets carry up to
+/// `mtu - HEADER_BYTES` bytes of payload; pure ACKs are `HEADER_BYTES` long.
+pub const HEADER_BYTES: u32 = 40;
+
+/// Longest switch path a per-hop allocation vector can describe. D3 §5 uses 6
+/// ("a maximum network diameter of 6 routers"); we allow 8 so that BCube(n,3)
+/// and 3-tier fat-trees fit.
+pub const MAX_HOPS: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PacketKind {
+    /// Connection set-up (carries a rate request for explicit-rate protocols).
+    Syn,
+    /// Receiver's answer to a SYN.
+    SynAck,
+    /// Payload bytes `[seq, seq + payload)`.
+    Data,
+    /// Acknowledgement: `seq` is the cumulative ack (next byte expected),
+    /// `acked_seq` the start of the data packet that triggered it.
+    Ack,
+    /// Flow teardown (returns an explicit-rate allocation).
+    Fin,
+    /// Receiver's answer to a FIN.
+    FinAck,
+    /// Header-only packet that only carries a scheduling header (D3 rate
+    /// request while paused, PDQ probe).
+    Probe,
+}
+
+/// Per-protocol scheduling header (the wire `Repr`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sched {
+    None,
+    /// Explicit-rate request/feedback of D3 / RCP_dc (D3 §4.3, §5, Fig. 6).
+    Rate(RateHeader),
+}
+
+/// D3's congestion header (D3 §5, Fig. 6). Rates are in bits per second.
+/// `prev_alloc[h]` is `[a_t]` for the h-th switch on the path (returned at that
+/// switch, Snippet 1 line 3), `alloc[h]` is `[a_{t+1}]` written by it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateHeader {
+    /// r_{t+1}: desired rate for the next RTT (0 for non-deadline flows).
+    pub desired: u64,
+    /// r_t: desired rate of the previous request (returned to the demand counter).
+    pub prev_desired: u64,
+    pub prev_alloc: [u64; MAX_HOPS],
+    pub alloc: [u64; MAX_HOPS],
+    /// SYN flag for the rate allocator: count the flow (Snippet 1 line 2).
+    pub new_flow: bool,
+    /// FIN flag: the flow leaves; return its allocation and demand.
+    pub leaving: bool,
+}
+
+impl RateHeader {
+    pub const fn empty() -> RateHeader {
+        RateHeader {
+            desired: 0,
+            prev_desired: 0,
+            prev_alloc: [0; MAX_HOPS],
+            alloc: [0; MAX_HOPS],
+            new_flow: false,
+            leaving: false,
+        }
+    }
+    /// The sending rate a sender takes from feedback: the minimum over the
+    /// `hops` switches that wrote an allocation (D3 §4.1).
+    pub fn min_alloc(&self, hops: usize) -> u64 {
+        self.alloc[..hops.min(MAX_HOPS)].iter().copied().min().unwrap_or(0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    pub flow: FlowId,
+    pub kind: PacketKind,
+    /// True for packets from the receiver back to the sender (ACKs, SYN-ACK).
+    pub reverse: bool,
+    /// Data: first payload byte. Ack: cumulative ack.
+    pub seq: u64,
+    /// Ack only: `seq` of the data packet being acknowledged (selective info).
+    pub acked_seq: u64,
+    pub payload: u32,
+    /// Bytes on the wire (payload + headers), what queues and links count.
+    pub wire: u32,
+    /// ECN Congestion Experienced, set by marking queues.
+    pub ecn_ce: bool,
+    /// ECN-Echo on ACKs, copied by the receiver from the data's CE bit.
+    pub ecn_echo: bool,
+    /// Scheduling priority, lower is more important (pFabric: remaining flow
+    /// size; strict-priority queues: the class).
+    pub prio: u64,
+    /// When the sender transmitted the data this packet is (or acknowledges):
+    /// the timestamp option, so RTT samples need no per-packet sender state.
+    pub sent_at: Time,
+    /// A retransmission (RTT samples are not taken from it, Karn's rule).
+    pub retransmit: bool,
+    pub sched: Sched,
+    /// Index of the next link on the packet's path; owned by the engine.
+    pub hop: u8,
+}
+
+impl Packet {
+    /// A packet of `kind` for `flow` with every optional field cleared.
+    pub fn new(flow: FlowId, kind: PacketKind, reverse: bool, now: Time) -> Packet {
+        Packet {
+            flow,
+            kind,
+            reverse,
+            seq: 0,
+            acked_seq: 0,
+            payload: 0,
+            wire: HEADER_BYTES,
+            ecn_ce: false,
+            ecn_echo: false,
+            prio: 0,
+            sent_at: now,
+            retransmit: false,
+            sched: Sched::None,
+            hop: 0,
+        }
+    }
+}

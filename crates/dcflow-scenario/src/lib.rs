@@ -1,0 +1,1 @@
+//! The scenario file: parsing, defaults, validation with key paths.

@@ -1,0 +1,1 @@
+//! Traffic patterns and size / deadline / arrival distributions, traces.
