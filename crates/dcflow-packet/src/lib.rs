@@ -1,1 +1,134 @@
-//! Packet-level engine: drives dcflow-proto endpoints over dcflow-net.
+//! dcflow-packet: the packet-level engine. `run` takes a validated scenario and
+//! returns the flows table, the summary and the monitored time series.
+
+mod arena;
+mod flows;
+mod monitor;
+mod sim;
+
+use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
+use dcflow_net::{Routes, Topology};
+use dcflow_proto::{FlowInfo, Receiver, HEADER_BYTES};
+use dcflow_scenario::{FlowRecord, RunOutput, RunStats, Scenario, Summary};
+use flows::{base_rtt, ideal_fct, FlowState};
+use monitor::Monitor;
+use sim::Sim;
+use std::time::Instant;
+
+pub use flows::ideal_fct as ideal_fct_on_path;
+
+/// Simulate `scenario` with the packet engine.
+pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
+    let wall = Instant::now();
+    let topo = scenario.build_topology()?;
+    let specs = scenario.flow_specs(&topo)?;
+    let routes = Routes::new(&topo, scenario.topology.routing, scenario.seed);
+    let mss = topo.mtu - HEADER_BYTES;
+    let flows: Vec<FlowState> = specs
+        .into_iter()
+        .map(|spec| {
+            // Per-flow ECMP hash, salted by the seed (DESIGN.md rule 5).
+            let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
+            let fwd = routes.path(spec.src, spec.dst, hash);
+            let rev = routes.path(spec.dst, spec.src, hash);
+            let info = FlowInfo {
+                id: spec.id,
+                size: spec.size,
+                start: spec.start,
+                deadline: spec.deadline.map(|d| spec.start + d),
+                mss,
+                line_rate: topo.links[fwd[0] as usize].rate,
+                base_rtt: base_rtt(&topo, &fwd, &rev),
+                switch_hops: (fwd.len() - 1) as u8,
+            };
+            let ideal = ideal_fct(&topo, &fwd, spec.size.0, mss);
+            FlowState {
+                spec,
+                fwd,
+                rev,
+                info,
+                sender: None,
+                receiver: Receiver::new(info),
+                timer_at: None,
+                finish: None,
+                terminated: false,
+                ideal,
+            }
+        })
+        .collect();
+    let watched = watched_links(scenario, &topo);
+    let mut sim = Sim::new(topo, &scenario.protocol, flows, scenario.seed);
+    if scenario.faults.loss > 0.0 {
+        let lossy = if scenario.faults.links.is_empty() { vec!["bottleneck".into()] } else { scenario.faults.links.clone() };
+        for name in lossy {
+            let l = sim.topo.link_by_name(&name).expect("validated link name");
+            sim.set_loss(l, scenario.faults.loss);
+        }
+    }
+    if let Some(m) = &scenario.monitor {
+        let links = watched.iter().map(|&(l, ref n)| (l, n.clone())).collect();
+        sim.monitor = Some(Monitor::new(m.interval, links, m.flows.then_some(sim.flows.len())));
+        sim.events.push(Time::ZERO + m.interval, sim::Event::Sample);
+    }
+    sim.run(scenario.stop.map(|d| Time::ZERO + d));
+    Ok(collect(sim, &watched, wall))
+}
+
+/// Links the summary's utilization is measured on: the monitored ones, else the bottleneck.
+fn watched_links(scenario: &Scenario, topo: &Topology) -> Vec<(LinkId, String)> {
+    let names = match &scenario.monitor {
+        Some(m) if !m.links.is_empty() => m.links.clone(),
+        _ => vec!["bottleneck".to_string()],
+    };
+    names.into_iter().filter_map(|n| topo.link_by_name(&n).map(|l| (l, n))).collect()
+}
+
+fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
+    let end = sim.now;
+    let flows: Vec<FlowRecord> = sim.flows.iter().map(|f| record(f)).collect();
+    let utilization = if watched.is_empty() || end == Time::ZERO {
+        0.0
+    } else {
+        let secs = end.as_secs_f64();
+        watched
+            .iter()
+            .map(|(l, _)| {
+                let bits = sim.ports[*l as usize].tx_bytes as f64 * 8.0;
+                bits / (sim.topo.links[*l as usize].rate.as_bps_f64() * secs)
+            })
+            .sum::<f64>()
+            / watched.len() as f64
+    };
+    let stats = RunStats {
+        sim_time_s: end.as_secs_f64(),
+        events: sim.events.popped(),
+        wall_s: wall.elapsed().as_secs_f64(),
+        packets_sent: sim.counters.packets_sent,
+        packets_dropped: sim.counters.packets_dropped,
+        utilization,
+    };
+    let summary = Summary::from_flows(&flows, &stats);
+    RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.rows) }
+}
+
+fn record(f: &FlowState) -> FlowRecord {
+    let start = f.spec.start;
+    let deadline = f.spec.deadline.map(|d| start + d);
+    let fct = f.finish.map(|t| t - start);
+    let ideal = f.ideal.as_secs_f64();
+    FlowRecord {
+        id: f.spec.id,
+        src: f.spec.src,
+        dst: f.spec.dst,
+        size_bytes: f.spec.size.0,
+        start_s: start.as_secs_f64(),
+        deadline_s: deadline.map(Time::as_secs_f64),
+        finish_s: f.finish.map(Time::as_secs_f64),
+        fct_s: fct.map(Dur::as_secs_f64),
+        ideal_fct_s: ideal,
+        slowdown: fct.map(|d| d.as_secs_f64() / ideal),
+        met_deadline: deadline.map(|d| !f.terminated && f.finish.is_some_and(|t| t <= d)),
+        terminated: f.terminated,
+        bytes_delivered: f.receiver.cumulative(),
+    }
+}

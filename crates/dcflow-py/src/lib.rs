@@ -1,1 +1,93 @@
-//! Python bindings.
+//! `dcflow._core`: the only crate that depends on pyo3 (DESIGN.md).
+//!
+//! Python hands over a scenario as JSON and gets back plain columns; Rust runs
+//! the whole simulation with the GIL released and is never called back per
+//! event (DESIGN.md rule 6). pyarrow tables are built on the Python side from
+//! these columns, which keeps arrow-rs (a large build) out of the extension.
+
+use dcflow_scenario::{FlowRecord, RunOutput, Scenario, SeriesRow};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run: one line naming the key.");
+
+fn parse(scenario_json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    dcflow_scenario::VERSION
+}
+
+/// The scenario with every default filled in, as JSON.
+#[pyfunction]
+fn resolve(scenario_json: &str) -> PyResult<String> {
+    Ok(parse(scenario_json)?.to_json())
+}
+
+/// The resolved scenario as TOML.
+#[pyfunction]
+fn to_toml(scenario_json: &str) -> PyResult<String> {
+    Ok(parse(scenario_json)?.to_toml())
+}
+
+/// Hosts, switches and link names of the scenario's topology.
+#[pyfunction]
+fn topo(scenario_json: &str) -> PyResult<String> {
+    let s = parse(scenario_json)?;
+    let t = s.build_topology().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(t.describe())
+}
+
+/// Run the scenario; returns {"summary": dict, "flows": columns, "timeseries": columns | None}.
+#[pyfunction]
+fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
+    let s = parse(scenario_json)?;
+    let out: RunOutput = py
+        .detach(|| dcflow_packet::run(&s))
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let result = PyDict::new(py);
+    let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
+    let json = py.import("json")?;
+    result.set_item("summary", json.call_method1("loads", (summary_json,))?)?;
+    result.set_item("flows", flow_columns(py, &out.flows)?)?;
+    match &out.timeseries {
+        Some(rows) => result.set_item("timeseries", series_columns(py, rows)?)?,
+        None => result.set_item("timeseries", py.None())?,
+    }
+    Ok(result.unbind())
+}
+
+/// Build one Python list per field from a slice of rows.
+macro_rules! columns {
+    ($py:expr, $rows:expr, $($field:ident),+) => {{
+        let d = PyDict::new($py);
+        $( d.set_item(stringify!($field), PyList::new($py, $rows.iter().map(|r| r.$field.clone()))?)?; )+
+        d
+    }};
+}
+
+fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRecord]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py, rows, id, src, dst, size_bytes, start_s, deadline_s, finish_s, fct_s, ideal_fct_s, slowdown,
+        met_deadline, terminated, bytes_delivered
+    ))
+}
+
+fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(py, rows, time_s, series, name, throughput_bps, queue_bytes))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(topo, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

@@ -1,1 +1,233 @@
-//! The scenario file: parsing, defaults, validation with key paths.
+//! The scenario file (DESIGN.md "Scenario file (contract)"): one struct tree
+//! that both engines read, parsed from JSON (the Python front converts TOML
+//! and dicts to JSON) or TOML, with every error naming its key.
+//!
+//! Parsing goes through `serde_path_to_error`, so a wrong type or unit deep in
+//! the tree reports its dotted path (`workload.size.min`); semantic checks that
+//! serde cannot express (a host index outside the topology, a non-monotone CDF)
+//! are done by each section's own `validate` and prefixed here.
+
+pub mod output;
+
+use dcflow_core::{ConfigError, Dur};
+use dcflow_net::{QueueDiscipline, Topology, TopologyConfig, TopologyKind};
+use dcflow_proto::{ProtocolConfig, QueueNeed};
+use dcflow_workload::{Context, ExplicitFlow, WorkloadConfig};
+use serde::{Deserialize, Serialize};
+
+pub use output::{FlowRecord, RunOutput, RunStats, SeriesRow, Summary};
+
+/// The dcflow version written into resolved scenarios.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    #[default]
+    Packet,
+    Fluid,
+}
+
+/// `[monitor]`: time series of link throughput and queue, and per-flow rates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MonitorConfig {
+    /// Sampling interval.
+    pub interval: Dur,
+    /// Link names (see `dcflow topo`); "bottleneck" is an alias.
+    pub links: Vec<String>,
+    /// Also record every flow's delivered rate per interval.
+    pub flows: bool,
+}
+
+impl Default for MonitorConfig {
+    fn default() -> Self {
+        MonitorConfig { interval: Dur::us(100), links: vec!["bottleneck".into()], flows: false }
+    }
+}
+
+/// `[faults]`: random loss.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultsConfig {
+    /// Probability that a packet is dropped on each faulty link (0 <= loss < 1).
+    pub loss: f64,
+    /// Links that lose packets, in both directions. Empty = the monitored links,
+    /// or the bottleneck when nothing is monitored (DESIGN.md).
+    pub links: Vec<String>,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_name")]
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub engine: Engine,
+    /// Limit on simulated time; flows unfinished by then are reported unfinished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
+    #[serde(default)]
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub protocol: ProtocolConfig,
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<ExplicitFlow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<MonitorConfig>,
+    #[serde(default)]
+    pub faults: FaultsConfig,
+}
+
+/// Workload errors are relative to `[workload]`, except those about the root
+/// `[[flows]]` list, which already carry their root path.
+fn workload_key(e: ConfigError) -> ConfigError {
+    if e.key.starts_with("flows[") {
+        e
+    } else {
+        e.within("workload")
+    }
+}
+
+/// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
+fn clean(msg: String) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+impl Scenario {
+    /// Parse and validate a scenario given as JSON (the Python front's format).
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        let raw: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| ConfigError::new("scenario", format!("not valid JSON: {e}")))?;
+        Self::from_value(raw)
+    }
+
+    /// Parse and validate a scenario given as TOML text.
+    pub fn from_toml(text: &str) -> Result<Scenario, ConfigError> {
+        let raw: serde_json::Value = toml::from_str(text)
+            .map_err(|e| ConfigError::new("scenario", format!("not valid TOML: {}", e.message())))?;
+        Self::from_value(raw)
+    }
+
+    fn from_value(raw: serde_json::Value) -> Result<Scenario, ConfigError> {
+        if !raw.is_object() {
+            return Err(ConfigError::new("scenario", "must be a table of keys"));
+        }
+        let queue_given = raw.pointer("/topology/queue").is_some();
+        let mut s: Scenario = serde_path_to_error::deserialize(&raw).map_err(|e| {
+            let key = e.path().to_string();
+            let key = if key == "." { "scenario".to_string() } else { key };
+            ConfigError::new(key, clean(e.into_inner().to_string()))
+        })?;
+        if !queue_given {
+            s.topology.queue = match s.protocol.default_queue() {
+                QueueNeed::DropTail => QueueDiscipline::DropTail,
+                QueueNeed::Ecn => QueueDiscipline::Ecn,
+                QueueNeed::Pfabric => QueueDiscipline::Pfabric,
+            };
+        }
+        s.validate()?;
+        let topo = s.build_topology()?;
+        s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo)).map_err(workload_key)?;
+        s.topology = s.topology.resolved();
+        if s.monitor.is_some() && s.faults.links.is_empty() && s.faults.loss > 0.0 {
+            s.faults.links = s.monitor.as_ref().unwrap().links.clone();
+        }
+        Ok(s)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.engine == Engine::Fluid {
+            return Err(ConfigError::new(
+                "engine",
+                "the flow-level engine is not built yet; allowed values: \"packet\"",
+            ));
+        }
+        if let Some(stop) = self.stop {
+            dcflow_core::ensure(stop > Dur::ZERO, "stop", "must be a positive time like \"2s\"")?;
+        }
+        self.topology.validate().map_err(|e| e.within("topology"))?;
+        let topo = self.build_topology()?;
+        self.workload.validate(&self.flows, &self.workload_context(&topo)).map_err(workload_key)?;
+        if let Some(m) = &self.monitor {
+            dcflow_core::ensure(m.interval > Dur::ZERO, "monitor.interval", "must be a positive time")?;
+            for (i, name) in m.links.iter().enumerate() {
+                Self::check_link(&topo, name, &format!("monitor.links[{i}]"))?;
+            }
+        }
+        dcflow_core::ensure(
+            (0.0..1.0).contains(&self.faults.loss),
+            "faults.loss",
+            "must be a probability in [0, 1)",
+        )?;
+        for (i, name) in self.faults.links.iter().enumerate() {
+            Self::check_link(&topo, name, &format!("faults.links[{i}]"))?;
+        }
+        Ok(())
+    }
+
+    fn check_link(topo: &Topology, name: &str, key: &str) -> Result<(), ConfigError> {
+        match topo.link_by_name(name) {
+            Some(_) => Ok(()),
+            None => Err(ConfigError::new(
+                key,
+                format!("no link named {name:?}; `dcflow topo` lists the link names (\"bottleneck\" is an alias)"),
+            )),
+        }
+    }
+
+    pub fn build_topology(&self) -> Result<Topology, ConfigError> {
+        Topology::build(&self.topology, self.seed).map_err(|e| e.within("topology"))
+    }
+
+    /// What the workload generator needs to know of the topology: host count,
+    /// access-link rate (for `load`) and rack size (for `staggered`).
+    pub fn workload_context(&self, topo: &Topology) -> Context {
+        let t = self.topology.resolved();
+        let hosts_per_rack = match t.kind {
+            TopologyKind::Tree => t.hosts_per_rack,
+            TopologyKind::LeafSpine => t.hosts_per_leaf,
+            TopologyKind::FatTree => t.k.map(|k| k / 2),
+            TopologyKind::Jellyfish => t.hosts_per_switch,
+            _ => None,
+        };
+        Context {
+            hosts: topo.hosts,
+            host_link_rate: t.link_rate,
+            hosts_per_rack: hosts_per_rack.map(|h| h as usize),
+        }
+    }
+
+    /// The workload's flows, explicit or generated.
+    pub fn flow_specs(&self, topo: &Topology) -> Result<Vec<dcflow_workload::FlowSpec>, ConfigError> {
+        dcflow_workload::generate(&self.workload, &self.flows, &self.workload_context(topo), self.seed)
+            .map_err(workload_key)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+    }
+
+    /// The resolved scenario as TOML, headed by the dcflow version.
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string(self).expect("a scenario always serializes to TOML");
+        format!("# resolved by dcflow {VERSION}: every default filled in\n{body}")
+    }
+}
+
+#[cfg(test)]
+mod tests;

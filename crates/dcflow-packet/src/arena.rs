@@ -1,0 +1,43 @@
+//! Packets live in one arena and travel through queues and events by index
+//! (DESIGN.md rule 2): an event is a few bytes, a queue entry is a few bytes,
+//! and a packet is written once and read in place.
+
+use dcflow_proto::Packet;
+
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketArena {
+    pub fn insert(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                i
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
+    /// Take the packet out; its slot is reused by the next insert.
+    pub fn remove(&mut self, i: u32) -> Packet {
+        self.free.push(i);
+        self.slots[i as usize]
+    }
+    /// Packets currently alive (in queues, on links, or being processed).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

@@ -1,0 +1,89 @@
+//! Per-flow state of the packet engine: the flow's paths, its two sans-IO
+//! endpoints, its timer, and its outcome; and the ideal FCT the slowdown is
+//! measured against.
+
+use dcflow_core::{Bytes, Dur, LinkId, Time};
+use dcflow_net::Topology;
+use dcflow_proto::{FlowInfo, Receiver, Sender, HEADER_BYTES};
+use dcflow_workload::FlowSpec;
+
+pub struct FlowState {
+    pub spec: FlowSpec,
+    pub fwd: Vec<LinkId>,
+    pub rev: Vec<LinkId>,
+    pub info: FlowInfo,
+    /// Created when the flow starts.
+    pub sender: Option<Sender>,
+    pub receiver: Receiver,
+    /// The time of the one timer event this flow has armed, if any. An event
+    /// whose time differs is stale and ignored (lazy cancellation).
+    pub timer_at: Option<Time>,
+    pub finish: Option<Time>,
+    pub terminated: bool,
+    pub ideal: Dur,
+}
+
+impl FlowState {
+    /// Whether the flow has an outcome (delivered or given up).
+    pub fn done(&self) -> bool {
+        self.finish.is_some() || self.terminated
+    }
+}
+
+/// Propagation plus processing delay from the start of `path` to its end.
+fn path_delay(topo: &Topology, path: &[LinkId]) -> Dur {
+    path.iter()
+        .map(|&l| {
+            let link = &topo.links[l as usize];
+            link.prop_delay + topo.proc_delay_at(link.to)
+        })
+        .fold(Dur::ZERO, |a, b| a + b)
+}
+
+/// Packet sizes on the wire for a flow of `size` bytes: (first, last, count).
+fn wire_sizes(size: u64, mss: u32) -> (Bytes, Bytes, u64) {
+    let count = size.div_ceil(mss as u64).max(1);
+    let last = size - (count - 1) * mss as u64;
+    let first = if count == 1 { last } else { mss as u64 };
+    (Bytes(first + HEADER_BYTES as u64), Bytes(last + HEADER_BYTES as u64), count)
+}
+
+/// The flow alone on its path: data packets sent back to back at line rate
+/// through store-and-forward hops, no handshake, no queueing. The bottleneck
+/// (the slowest link, first if tied) is busy from the first packet's arrival
+/// until the last leaves it; the links before it see only the first packet's
+/// head start, the links after it only the last packet's tail. This is exact
+/// for the engine's serialization (same per-packet rounding), so no flow can
+/// finish before it.
+pub fn ideal_fct(topo: &Topology, path: &[LinkId], size: u64, mss: u32) -> Dur {
+    let (first, last, count) = wire_sizes(size, mss);
+    let rates: Vec<_> = path.iter().map(|&l| topo.links[l as usize].rate).collect();
+    let b = (0..rates.len()).min_by_key(|&i| (rates[i], i)).expect("a path has links");
+    let before: Dur = rates[..b].iter().map(|r| r.tx_time(first)).fold(Dur::ZERO, |a, d| a + d);
+    let full = if count > 1 { Bytes(mss as u64 + HEADER_BYTES as u64) } else { last };
+    let at_bottleneck = Dur(rates[b].tx_time(full).0 * (count - 1)) + rates[b].tx_time(last);
+    let after: Dur = rates[b + 1..].iter().map(|r| r.tx_time(last)).fold(Dur::ZERO, |a, d| a + d);
+    path_delay(topo, path) + before + at_bottleneck + after
+}
+
+/// Round trip with empty queues: one MTU forward and one ACK back per hop.
+pub fn base_rtt(topo: &Topology, fwd: &[LinkId], rev: &[LinkId]) -> Dur {
+    let mtu = Bytes(topo.mtu as u64);
+    let ack = Bytes(HEADER_BYTES as u64);
+    let ser = |path: &[LinkId], b: Bytes| {
+        path.iter().map(|&l| topo.links[l as usize].rate.tx_time(b)).fold(Dur::ZERO, |a, d| a + d)
+    };
+    path_delay(topo, fwd) + path_delay(topo, rev) + ser(fwd, mtu) + ser(rev, ack)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_sizes_split_payload_into_mss_segments() {
+        assert_eq!(wire_sizes(3000, 1460), (Bytes(1500), Bytes(120), 3));
+        assert_eq!(wire_sizes(100, 1460), (Bytes(140), Bytes(140), 1));
+        assert_eq!(wire_sizes(2920, 1460), (Bytes(1500), Bytes(1500), 2));
+    }
+}

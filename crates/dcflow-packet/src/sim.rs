@@ -1,0 +1,282 @@
+//! The packet-level discrete-event loop (DESIGN.md rule 2).
+//!
+//! The engine owns time. It moves packets hop by hop over directed links with
+//! store-and-forward switches: a packet entering an output port first passes
+//! the port's switch agent (which may rewrite its scheduling header), then the
+//! port's queue (which may drop or ECN-mark it); a busy port serializes one
+//! packet at a time at its link rate; a serialized packet arrives at the next
+//! node after the link's propagation delay plus that node's processing delay.
+//! Endpoints are driven through their sans-IO interface only.
+
+use crate::arena::PacketArena;
+use crate::flows::FlowState;
+use crate::monitor::Monitor;
+use dcflow_core::{Bytes, EventQueue, FlowId, LinkId, RngStream, Time};
+use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
+use dcflow_proto::{Endpoint, FlowEvent, Packet, PortAgent, PortView, ProtocolConfig};
+use rand::RngExt;
+
+/// Everything that can happen; small and `Copy` (DESIGN.md rule 2).
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    FlowStart(FlowId),
+    /// The port of this link finished serializing its current packet.
+    TxDone(LinkId),
+    /// A packet reached the far end of the link it was last sent on.
+    Arrive(u32),
+    /// A flow's sender timer.
+    SenderTimer(FlowId),
+    /// Take a monitor sample.
+    Sample,
+}
+
+pub struct Port {
+    pub queue: PortQueue,
+    pub agent: PortAgent,
+    /// Packet being serialized, if any.
+    pub sending: Option<u32>,
+    pub tx_bytes: u64,
+    /// Drop probability of the link (faults.loss), 0 for most links.
+    pub loss: f64,
+}
+
+#[derive(Default)]
+pub struct Counters {
+    pub packets_sent: u64,
+    pub packets_dropped: u64,
+}
+
+pub struct Sim {
+    pub now: Time,
+    pub events: EventQueue<Event>,
+    pub packets: PacketArena,
+    pub topo: Topology,
+    protocol: ProtocolConfig,
+    pub ports: Vec<Port>,
+    pub flows: Vec<FlowState>,
+    pub counters: Counters,
+    pub monitor: Option<Monitor>,
+    loss_rng: RngStream,
+    /// Flows without an outcome yet.
+    pub open_flows: usize,
+}
+
+impl Sim {
+    pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
+        let ports = (0..topo.links.len())
+            .map(|l| {
+                let link = &topo.links[l];
+                let at_switch = topo.forwards(link.from);
+                Port {
+                    queue: topo.port_queue(l as LinkId),
+                    agent: if at_switch { protocol.port_agent(link.rate) } else { PortAgent::Forward },
+                    sending: None,
+                    tx_bytes: 0,
+                    loss: 0.0,
+                }
+            })
+            .collect();
+        let mut events = EventQueue::with_capacity(4096);
+        for f in &flows {
+            events.push(f.spec.start, Event::FlowStart(f.spec.id));
+        }
+        Sim {
+            now: Time::ZERO,
+            events,
+            packets: PacketArena::default(),
+            ports,
+            open_flows: flows.len(),
+            flows,
+            topo,
+            protocol: protocol.clone(),
+            counters: Counters::default(),
+            monitor: None,
+            loss_rng: dcflow_core::stream(seed, dcflow_core::rng::component::LOSS),
+        }
+    }
+
+    /// Make `link` and its reverse drop packets with probability `p`.
+    pub fn set_loss(&mut self, link: LinkId, p: f64) {
+        self.ports[link as usize].loss = p;
+        self.ports[self.topo.reverse(link) as usize].loss = p;
+    }
+
+    /// Run until nothing is left to do or simulated time passes `stop`.
+    pub fn run(&mut self, stop: Option<Time>) {
+        while let Some((t, ev)) = self.events.pop() {
+            if stop.is_some_and(|s| t > s) {
+                break;
+            }
+            self.now = t;
+            match ev {
+                Event::FlowStart(f) => self.start_flow(f),
+                Event::TxDone(l) => self.tx_done(l),
+                Event::Arrive(p) => self.arrive(p),
+                Event::SenderTimer(f) => self.sender_timer(f),
+                Event::Sample => self.sample(),
+            }
+        }
+    }
+
+    fn start_flow(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        flow.sender = Some(self.protocol.sender(flow.info));
+        self.drive_sender(f);
+    }
+
+    fn sender_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.timer_at != Some(now) {
+            return; // stale: re-armed since
+        }
+        flow.timer_at = None;
+        if let Some(s) = flow.sender.as_mut() {
+            s.handle_timeout(now);
+        }
+        self.drive_sender(f);
+    }
+
+    /// Drain a sender's outputs and re-arm its timer.
+    fn drive_sender(&mut self, f: FlowId) {
+        let now = self.now;
+        loop {
+            let Some(sender) = self.flows[f as usize].sender.as_mut() else { return };
+            let Some(pkt) = sender.poll_transmit(now) else { break };
+            self.inject(pkt);
+        }
+        let flow = &mut self.flows[f as usize];
+        let sender = flow.sender.as_mut().expect("driven senders exist");
+        while let Some(ev) = sender.poll_event() {
+            if ev == FlowEvent::Terminated && flow.finish.is_none() && !flow.terminated {
+                flow.terminated = true;
+                self.open_flows -= 1;
+            }
+        }
+        if let Some(t) = sender.poll_timeout() {
+            // Never schedule into the past; a timer at `now` fires after the
+            // events already queued for `now`.
+            let t = t.max(now);
+            if flow.timer_at.is_none_or(|armed| t < armed) {
+                flow.timer_at = Some(t);
+                self.events.push(t, Event::SenderTimer(f));
+            }
+        }
+    }
+
+    fn drive_receiver(&mut self, f: FlowId) {
+        let now = self.now;
+        while let Some(pkt) = self.flows[f as usize].receiver.poll_transmit(now) {
+            self.inject(pkt);
+        }
+        let flow = &mut self.flows[f as usize];
+        while let Some(ev) = flow.receiver.poll_event() {
+            if ev == FlowEvent::Delivered && !flow.done() {
+                flow.finish = Some(now);
+                self.open_flows -= 1;
+            }
+        }
+    }
+
+    /// An endpoint hands a packet to its host's NIC: the first link of its path.
+    fn inject(&mut self, mut pkt: Packet) {
+        self.counters.packets_sent += 1;
+        pkt.hop = 0;
+        let flow = &self.flows[pkt.flow as usize];
+        let link = if pkt.reverse { flow.rev[0] } else { flow.fwd[0] };
+        let idx = self.packets.insert(pkt);
+        self.enqueue(link, idx);
+    }
+
+    fn enqueue(&mut self, link: LinkId, idx: u32) {
+        let port = &mut self.ports[link as usize];
+        let pkt = self.packets.get_mut(idx);
+        if !matches!(port.agent, PortAgent::Forward) {
+            let view = PortView {
+                rate: self.topo.links[link as usize].rate,
+                queue_bytes: port.queue.bytes(),
+                tx_bytes: port.tx_bytes,
+            };
+            // Hop 0 is the sender's NIC, so the n-th switch sees hop n.
+            let switch_hop = pkt.hop as usize - 1;
+            port.agent.on_packet(self.now, &view, switch_hop, pkt);
+        }
+        let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
+        match port.queue.enqueue(entry) {
+            Verdict::Accepted { mark_ce } => {
+                if mark_ce {
+                    pkt.ecn_ce = true;
+                }
+            }
+            Verdict::Dropped => self.drop_packet(idx),
+            Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt),
+        }
+        if self.ports[link as usize].sending.is_none() {
+            self.start_tx(link);
+        }
+    }
+
+    fn drop_packet(&mut self, idx: u32) {
+        self.packets.remove(idx);
+        self.counters.packets_dropped += 1;
+    }
+
+    fn start_tx(&mut self, link: LinkId) {
+        let port = &mut self.ports[link as usize];
+        if let Some(e) = port.queue.dequeue() {
+            port.sending = Some(e.pkt);
+            let d = self.topo.links[link as usize].rate.tx_time(Bytes(e.wire as u64));
+            self.events.push(self.now + d, Event::TxDone(link));
+        }
+    }
+
+    fn tx_done(&mut self, link: LinkId) {
+        let port = &mut self.ports[link as usize];
+        let idx = port.sending.take().expect("TxDone without a packet on the wire");
+        let wire = self.packets.get(idx).wire as u64;
+        port.tx_bytes += wire;
+        let lost = port.loss > 0.0 && self.loss_rng.random::<f64>() < port.loss;
+        if lost {
+            self.drop_packet(idx);
+        } else {
+            let l = &self.topo.links[link as usize];
+            let delay = l.prop_delay + self.topo.proc_delay_at(l.to);
+            self.events.push(self.now + delay, Event::Arrive(idx));
+        }
+        self.start_tx(link);
+    }
+
+    fn arrive(&mut self, idx: u32) {
+        let pkt = self.packets.get_mut(idx);
+        pkt.hop += 1;
+        let (hop, reverse, f) = (pkt.hop as usize, pkt.reverse, pkt.flow);
+        let flow = &self.flows[f as usize];
+        let path = if reverse { &flow.rev } else { &flow.fwd };
+        if hop < path.len() {
+            let next = path[hop];
+            self.enqueue(next, idx);
+            return;
+        }
+        let pkt = self.packets.remove(idx);
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if reverse {
+            if let Some(s) = flow.sender.as_mut() {
+                s.handle_packet(now, &pkt);
+                self.drive_sender(f);
+            }
+        } else {
+            flow.receiver.handle_packet(now, &pkt);
+            self.drive_receiver(f);
+        }
+    }
+
+    fn sample(&mut self) {
+        let Some(mut m) = self.monitor.take() else { return };
+        m.sample(self);
+        if self.open_flows > 0 {
+            self.events.push(self.now + m.interval(), Event::Sample);
+        }
+        self.monitor = Some(m);
+    }
+}

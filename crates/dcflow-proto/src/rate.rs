@@ -1,0 +1,333 @@
+//! The explicit-rate sender of D3 and RCP_dc (D3 §4.1, §4.5, §5, §6.1.3).
+//!
+//! The sender asks every router on its path for a rate once per RTT and sends
+//! data paced at the minimum allocation (D3 §4.1). A request rides on a data
+//! packet (22 extra header bytes, D3 §5) or, while the flow is held at the base
+//! rate, on a header-only packet. D3 flows ask for the rate that meets their
+//! deadline (§5 "Calculating desired rate"); RCP_dc flows ask for nothing and
+//! get the fair share. Lost data is resent by timer ([`SegmentTracker`]).
+
+use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
+use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
+use crate::rate_alloc::AllocatorConfig;
+use crate::reliability::SegmentTracker;
+use dcflow_core::{Dur, Rate, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Bytes D3's congestion header adds to a packet carrying a rate request (§5).
+pub const RATE_HEADER_BYTES: u32 = 22;
+
+/// Configuration shared by `d3` and `rcp` (RCP_dc); the defaults are D3's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExplicitRateConfig {
+    /// Capacity controller α (D3 footnote 4).
+    pub alpha: f64,
+    /// Capacity controller β (D3 footnote 4).
+    pub beta: f64,
+    /// Capacity controller interval T (D3 footnote 4).
+    pub interval: Dur,
+    /// Minimum allocation: one header-only request per RTT (D3 §4.2).
+    pub base_rate: Rate,
+    /// PDQ §5.1's fix: never let the fair share go negative.
+    pub nonnegative_fair_share: bool,
+    /// Bound on the controller's capacity, as a multiple of the link rate.
+    pub max_capacity_factor: f64,
+    /// Flow quenching (D3 §6.1.3): give up when the desired rate exceeds the
+    /// uplink or the deadline has passed. Off by default (Fig. 15 compares both).
+    pub quenching: bool,
+    /// Lower bound of the retransmission timeout (the timeout is 3 smoothed RTTs
+    /// above it; D3 §5 gives no value, see docs/fidelity.md).
+    pub rto_min: Dur,
+}
+
+impl Default for ExplicitRateConfig {
+    fn default() -> Self {
+        let a = AllocatorConfig::default();
+        ExplicitRateConfig {
+            alpha: a.alpha,
+            beta: a.beta,
+            interval: a.interval,
+            base_rate: a.base_rate,
+            nonnegative_fair_share: a.nonnegative_fair_share,
+            max_capacity_factor: a.max_capacity_factor,
+            quenching: false,
+            rto_min: Dur::ms(1),
+        }
+    }
+}
+
+impl ExplicitRateConfig {
+    /// The router half of the configuration.
+    pub fn allocator(&self) -> AllocatorConfig {
+        AllocatorConfig {
+            alpha: self.alpha,
+            beta: self.beta,
+            interval: self.interval,
+            base_rate: self.base_rate,
+            nonnegative_fair_share: self.nonnegative_fair_share,
+            max_capacity_factor: self.max_capacity_factor,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Connecting,
+    Sending,
+    Closing,
+    Done,
+}
+
+pub struct RateSender {
+    info: FlowInfo,
+    cfg: ExplicitRateConfig,
+    /// D3 asks for its deadline rate; RCP_dc (and D3 flows without a deadline) ask 0.
+    deadline_aware: bool,
+    tracker: SegmentTracker,
+    phase: Phase,
+    /// Current sending rate: the minimum allocation over the path (bps).
+    rate: u64,
+    /// [a_t]: the allocation vector currently held, returned with the next request.
+    held_alloc: [u64; MAX_HOPS],
+    /// r_t: the desired rate of the request that produced `held_alloc`.
+    held_desired: u64,
+    /// A request is in flight since this time (one per RTT, §4.1).
+    request_sent_at: Option<Time>,
+    /// A control packet (SYN / FIN) to (re)send now.
+    control_due: bool,
+    control_sent_at: Time,
+    next_send_at: Time,
+    srtt: Dur,
+    terminated: bool,
+    events: VecDeque<FlowEvent>,
+}
+
+impl RateSender {
+    pub fn new(info: FlowInfo, cfg: &ExplicitRateConfig, deadline_aware: bool) -> RateSender {
+        RateSender {
+            info,
+            cfg: cfg.clone(),
+            deadline_aware: deadline_aware && info.deadline.is_some(),
+            tracker: SegmentTracker::new(info.size.0, info.mss),
+            phase: Phase::Connecting,
+            rate: 0,
+            held_alloc: [0; MAX_HOPS],
+            held_desired: 0,
+            request_sent_at: None,
+            control_due: true,
+            control_sent_at: Time::ZERO,
+            next_send_at: Time::ZERO,
+            srtt: info.base_rtt,
+            terminated: false,
+            events: VecDeque::new(),
+        }
+    }
+
+    pub fn retransmits(&self) -> u64 {
+        self.tracker.retransmits()
+    }
+
+    fn rto(&self) -> Dur {
+        self.cfg.rto_min.max(self.srtt.mul_f64(3.0))
+    }
+
+    /// D3 §4.1 / §5: r = s/d at the start, then
+    /// r_{t+1} = (remaining - s_t·rtt) / (deadline - 2·rtt); 0 without a deadline.
+    /// Returns `None` when the deadline can no longer be met at any rate.
+    fn desired_rate(&self, now: Time) -> Option<u64> {
+        if !self.deadline_aware {
+            return Some(0);
+        }
+        let deadline = self.info.deadline.expect("deadline_aware implies a deadline");
+        let remaining_bits = self.tracker.unsent() as f64 * 8.0;
+        let left = deadline.0 as f64 - now.0 as f64;
+        let (num, den) = if self.phase == Phase::Connecting {
+            (remaining_bits, left)
+        } else {
+            let rtt = self.srtt.0 as f64;
+            (remaining_bits - self.rate as f64 * rtt / 1e12, left - 2.0 * rtt)
+        };
+        if den <= 0.0 {
+            return None;
+        }
+        Some((num.max(0.0) / (den / 1e12)).round() as u64)
+    }
+
+    fn header(&self, desired: u64) -> RateHeader {
+        let mut h = RateHeader::empty();
+        h.desired = desired;
+        h.prev_desired = self.held_desired;
+        h.prev_alloc = self.held_alloc;
+        h
+    }
+
+    /// Quenching (§6.1.3): terminate by sending a FIN that returns the allocation.
+    fn quench(&mut self) {
+        self.terminated = true;
+        self.phase = Phase::Closing;
+        self.control_due = true;
+        self.events.push_back(FlowEvent::Terminated);
+    }
+
+    /// The desired rate for a new request, quenching the flow if it is hopeless.
+    fn next_desired(&mut self, now: Time) -> Option<u64> {
+        let desired = self.desired_rate(now);
+        let hopeless = match desired {
+            None => true,
+            Some(r) => r > self.info.line_rate.0,
+        };
+        if hopeless && self.cfg.quenching {
+            self.quench();
+            return None;
+        }
+        Some(desired.unwrap_or(self.info.line_rate.0).min(self.info.line_rate.0))
+    }
+
+    fn control_packet(&mut self, now: Time) -> Option<Packet> {
+        self.control_due = false;
+        self.control_sent_at = now;
+        let (kind, header) = if self.phase == Phase::Connecting {
+            let desired = self.next_desired(now)?;
+            let mut h = self.header(desired);
+            h.new_flow = true;
+            (PacketKind::Syn, h)
+        } else {
+            let mut h = self.header(0);
+            h.leaving = true;
+            (PacketKind::Fin, h)
+        };
+        let mut p = Packet::new(self.info.id, kind, false, now);
+        p.wire = HEADER_BYTES + RATE_HEADER_BYTES;
+        p.sched = Sched::Rate(header);
+        Some(p)
+    }
+
+    fn take_feedback(&mut self, h: &RateHeader) {
+        self.held_alloc = h.alloc;
+        self.held_desired = h.desired;
+        self.rate = h.min_alloc(self.info.switch_hops as usize);
+        self.request_sent_at = None;
+    }
+
+    fn can_send_data(&self) -> bool {
+        self.rate > self.cfg.base_rate.0
+    }
+}
+
+impl Endpoint for RateSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        if !pkt.retransmit {
+            let sample = now.since(pkt.sent_at);
+            // Exponential moving average of RTT samples (D3 §5), gain 1/8.
+            self.srtt = Dur((self.srtt.0 * 7 + sample.0) / 8);
+        }
+        match pkt.kind {
+            PacketKind::SynAck if self.phase == Phase::Connecting => {
+                if let Sched::Rate(h) = &pkt.sched {
+                    self.take_feedback(h);
+                }
+                self.phase = Phase::Sending;
+            }
+            PacketKind::Ack | PacketKind::Probe if self.phase == Phase::Sending => {
+                if pkt.kind == PacketKind::Ack {
+                    self.tracker.on_ack(pkt.seq, pkt.acked_seq);
+                }
+                if let Sched::Rate(h) = &pkt.sched {
+                    self.take_feedback(h);
+                }
+                if self.tracker.all_acked() {
+                    self.phase = Phase::Closing;
+                    self.control_due = true;
+                }
+            }
+            PacketKind::FinAck if self.phase == Phase::Closing => {
+                self.phase = Phase::Done;
+                if !self.terminated {
+                    self.events.push_back(FlowEvent::Closed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        let rto = self.rto();
+        match self.phase {
+            Phase::Connecting | Phase::Closing => {
+                if !self.control_due && self.control_sent_at + rto <= now {
+                    self.control_due = true;
+                }
+            }
+            Phase::Sending => {
+                self.tracker.expire(now, rto);
+                if self.request_sent_at.is_some_and(|t| t + rto <= now) {
+                    self.request_sent_at = None;
+                }
+            }
+            Phase::Done => {}
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        match self.phase {
+            Phase::Connecting | Phase::Closing if self.control_due => {
+                return self.control_packet(now);
+            }
+            Phase::Sending => {}
+            _ => return None,
+        }
+        if now < self.next_send_at {
+            return None;
+        }
+        let request = if self.request_sent_at.is_none() {
+            let desired = self.next_desired(now);
+            if self.phase != Phase::Sending {
+                return self.control_packet(now); // quenched: FIN now
+            }
+            desired
+        } else {
+            None
+        };
+        let mut p = if self.can_send_data() && self.tracker.has_pending() {
+            let s = self.tracker.next(now).expect("has_pending");
+            let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
+            p.seq = s.seq;
+            p.payload = s.len;
+            p.wire = HEADER_BYTES + s.len;
+            p.retransmit = s.retransmit;
+            p
+        } else if request.is_some() {
+            Packet::new(self.info.id, PacketKind::Probe, false, now)
+        } else {
+            return None;
+        };
+        if let Some(desired) = request {
+            p.sched = Sched::Rate(self.header(desired));
+            p.wire += RATE_HEADER_BYTES;
+            self.request_sent_at = Some(now);
+        }
+        if p.kind == PacketKind::Data {
+            self.next_send_at = now + Rate(self.rate).tx_time(dcflow_core::Bytes(p.wire as u64));
+        }
+        Some(p)
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let rto = self.rto();
+        match self.phase {
+            Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
+            Phase::Sending => {
+                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at);
+                let request = self.request_sent_at.map(|t| t + rto);
+                [pacing, request, self.tracker.next_expiry(rto)].into_iter().flatten().min()
+            }
+            _ => None,
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<FlowEvent> {
+        self.events.pop_front()
+    }
+}

@@ -1,0 +1,307 @@
+//! D3's router: rate request processing (D3 §4.3, Snippet 1) and the capacity
+//! controller (D3 §4.4). RCP_dc is this same allocator with every flow a
+//! non-deadline flow (desired rate 0): "we also operate D3 in fair share mode
+//! only ... We term this RCP_dc" (D3 §6.1), "exactly equivalent to D3 when flows
+//! have no deadlines" (PDQ §5.1).
+
+use crate::agent::PortView;
+use crate::packet::{Packet, Sched};
+use dcflow_core::{Dur, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// Router-side D3 parameters; the defaults are the paper's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AllocatorConfig {
+    /// Capacity controller gain on spare capacity (D3 footnote 4: 0.1).
+    pub alpha: f64,
+    /// Capacity controller gain on queue (D3 footnote 4: 1).
+    pub beta: f64,
+    /// Capacity controller update interval T (D3 footnote 4: 800 us).
+    pub interval: Dur,
+    /// The rate every flow gets at least: "one header-only packet per RTT"
+    /// (D3 §4.2). Routers know no RTTs, so this is a constant: a 62-byte
+    /// request packet (40 B headers + 22 B D3 header, §5) per 300 us, the
+    /// typical datacenter RTT D3 §4.5 quotes, rounded to 1.65 Mbps.
+    pub base_rate: Rate,
+    /// Clamp the fair share at zero, the fix PDQ §5.1 applied to D3 ("we add a
+    /// constraint to enforce the fair share bandwidth fs to always be
+    /// non-negative"). Off by default: D3's own Snippet 1 lets it go negative.
+    pub nonnegative_fair_share: bool,
+    /// Upper bound of the controller's capacity C as a multiple of the link
+    /// rate. The controller raises C while the link is under-used (u/T < C),
+    /// without limit when flows are bottlenecked elsewhere; D3 does not say how
+    /// far. See docs/fidelity.md.
+    pub max_capacity_factor: f64,
+}
+
+impl Default for AllocatorConfig {
+    fn default() -> Self {
+        AllocatorConfig {
+            alpha: 0.1,
+            beta: 1.0,
+            interval: Dur::us(800),
+            base_rate: Rate::bps(1_650_000),
+            nonnegative_fair_share: false,
+            max_capacity_factor: 2.0,
+        }
+    }
+}
+
+/// Counters of one output port (D3 §4.3): N flows, demand D, allocation A, all
+/// in bits per second, plus the controller's capacity C.
+pub struct RateAllocator {
+    cfg: AllocatorConfig,
+    link: f64,
+    capacity: f64,
+    flows: u64,
+    demand: f64,
+    allocated: f64,
+    next_update: Time,
+    tx_at_last_update: u64,
+}
+
+impl RateAllocator {
+    pub fn new(cfg: AllocatorConfig, link: Rate) -> RateAllocator {
+        let next_update = Time::ZERO + cfg.interval;
+        RateAllocator {
+            cfg,
+            link: link.as_bps_f64(),
+            capacity: link.as_bps_f64(),
+            flows: 0,
+            demand: 0.0,
+            allocated: 0.0,
+            next_update,
+            tx_at_last_update: 0,
+        }
+    }
+
+    pub fn flows(&self) -> u64 {
+        self.flows
+    }
+    pub fn capacity(&self) -> f64 {
+        self.capacity
+    }
+    pub fn allocated(&self) -> f64 {
+        self.allocated
+    }
+    pub fn demand(&self) -> f64 {
+        self.demand
+    }
+
+    /// C(t+T) = C(t) + α(C(t) − u(t)/T) − β(q/T) (D3 §4.4), applied once for
+    /// every interval boundary passed since the last packet. With no flows the
+    /// port is idle: the counters are reset to a consistent state ("the router,
+    /// during periods of low load, resets its counters", §4.4).
+    fn update_capacity(&mut self, now: Time, port: &PortView) {
+        if now < self.next_update {
+            return;
+        }
+        let t = self.cfg.interval.as_secs_f64();
+        let sent_bits = (port.tx_bytes - self.tx_at_last_update) as f64 * 8.0;
+        let elapsed = (now.0 - (self.next_update.0 - self.cfg.interval.0)) as f64 / 1e12;
+        let used = sent_bits / elapsed.max(t);
+        if self.flows == 0 {
+            self.capacity = self.link;
+            self.allocated = 0.0;
+            self.demand = 0.0;
+        } else {
+            let queue = port.queue_bytes as f64 * 8.0 / t;
+            let c = self.capacity + self.cfg.alpha * (self.capacity - used) - self.cfg.beta * queue;
+            self.capacity = c.clamp(0.0, self.link * self.cfg.max_capacity_factor);
+        }
+        self.tx_at_last_update = port.tx_bytes;
+        let intervals = (now.0 - self.next_update.0) / self.cfg.interval.0 + 1;
+        self.next_update = self.next_update + Dur(intervals * self.cfg.interval.0);
+    }
+
+    /// Process one forward packet carrying a rate request (Snippet 1).
+    pub fn on_packet(&mut self, now: Time, port: &PortView, hop: usize, pkt: &mut Packet) {
+        if pkt.reverse {
+            return;
+        }
+        let Sched::Rate(h) = &mut pkt.sched else { return };
+        if hop >= h.alloc.len() {
+            return;
+        }
+        self.update_capacity(now, port);
+        // Line 3: return the current allocation; line 4: update demand.
+        self.allocated -= h.prev_alloc[hop] as f64;
+        self.demand -= h.prev_desired as f64;
+        if h.leaving {
+            // FIN "returns the flow's allocated rate" (§4.4) and leaves N.
+            self.flows = self.flows.saturating_sub(1);
+            h.alloc[hop] = 0;
+            self.clamp_counters();
+            return;
+        }
+        // Line 2: count new flows.
+        if h.new_flow {
+            self.flows += 1;
+        }
+        let desired = h.desired as f64;
+        self.demand += desired;
+        // Lines 5-6.
+        let left = self.capacity - self.allocated;
+        let mut fair_share = (self.capacity - self.demand) / self.flows.max(1) as f64;
+        if self.cfg.nonnegative_fair_share {
+            fair_share = fair_share.max(0.0);
+        }
+        // Burst tolerance (§4.5): "When a new flow starts, the fair share
+        // assigned to its rate request is set to base rate."
+        if h.new_flow {
+            fair_share = self.cfg.base_rate.as_bps_f64();
+        }
+        // Lines 7-13.
+        let mut a = if left > desired { desired + fair_share } else { left };
+        // Line 14: at least the base rate.
+        a = a.max(self.cfg.base_rate.as_bps_f64());
+        // §4.4: never more than the previous router on the path.
+        if hop > 0 {
+            a = a.min(h.alloc[hop - 1] as f64);
+        }
+        let a = a.round().max(0.0) as u64;
+        // Line 15.
+        self.allocated += a as f64;
+        h.alloc[hop] = a;
+    }
+
+    /// Counters are soft state (§4.4); never let rounding push them negative.
+    fn clamp_counters(&mut self) {
+        self.allocated = self.allocated.max(0.0);
+        self.demand = self.demand.max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{PacketKind, RateHeader};
+
+    const GBPS: f64 = 1e9;
+
+    fn port() -> PortView {
+        PortView { rate: Rate::gbps(1), queue_bytes: 0, tx_bytes: 0 }
+    }
+
+    fn request(new_flow: bool, desired: u64, prev_desired: u64, prev_alloc: u64) -> Packet {
+        let mut h = RateHeader::empty();
+        h.new_flow = new_flow;
+        h.desired = desired;
+        h.prev_desired = prev_desired;
+        h.prev_alloc[0] = prev_alloc;
+        let mut p = Packet::new(0, PacketKind::Syn, false, Time::ZERO);
+        p.sched = Sched::Rate(h);
+        p
+    }
+
+    fn alloc_of(p: &Packet) -> u64 {
+        match p.sched {
+            Sched::Rate(h) => h.alloc[0],
+            Sched::None => unreachable!(),
+        }
+    }
+
+    fn process(r: &mut RateAllocator, mut p: Packet) -> u64 {
+        r.on_packet(Time(1), &port(), 0, &mut p);
+        alloc_of(&p)
+    }
+
+    #[test]
+    fn rcp_dc_new_flows_pause_one_rtt_then_share_equally() {
+        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let base = AllocatorConfig::default().base_rate.0;
+        // Two non-deadline SYNs: each gets the base rate (burst tolerance).
+        assert_eq!(process(&mut r, request(true, 0, 0, 0)), base);
+        assert_eq!(process(&mut r, request(true, 0, 0, 0)), base);
+        assert_eq!(r.flows(), 2);
+        // Next RTT: each returns base and gets fs = (C - D)/N = 500 Mbps.
+        assert_eq!(process(&mut r, request(false, 0, 0, base)), 500_000_000);
+        assert_eq!(process(&mut r, request(false, 0, 0, base)), 500_000_000);
+        assert!((r.allocated() - GBPS).abs() < 1.0);
+    }
+
+    #[test]
+    fn deadline_flow_gets_its_demand_plus_fair_share_of_the_rest() {
+        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let base = AllocatorConfig::default().base_rate.0;
+        process(&mut r, request(true, 0, 0, 0)); // non-deadline flow
+        process(&mut r, request(true, 400_000_000, 0, 0)); // deadline flow, 400 Mbps
+        // D = 400M, N = 2: fs = (1G - 400M)/2 = 300M. The deadline flow asks again
+        // returning its SYN allocation (400M + base).
+        let a = process(&mut r, request(false, 400_000_000, 400_000_000, 400_000_000 + base));
+        assert_eq!(a, 700_000_000);
+        // The non-deadline flow: left = 1G - 700M - 0 = 300M > 0 -> fs = 300M.
+        assert_eq!(process(&mut r, request(false, 0, 0, base)), 300_000_000);
+    }
+
+    #[test]
+    fn oversubscribed_requests_are_served_greedily_in_arrival_order() {
+        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let base = AllocatorConfig::default().base_rate.0;
+        let first = process(&mut r, request(true, 600_000_000, 0, 0));
+        assert_eq!(first, 600_000_000 + base);
+        // Second asks 600M but only 1G - (600M + base) is left: it gets what's left.
+        let second = process(&mut r, request(true, 600_000_000, 0, 0));
+        assert_eq!(second, 1_000_000_000 - first);
+        // Third: nothing is left, so only the base rate.
+        assert_eq!(process(&mut r, request(true, 600_000_000, 0, 0)), base);
+        // Demand 1.8G > C: the fair share is negative, (1G - 1.8G)/3.
+        // A non-deadline request with enough left would get desired + fs < 0 -> base.
+        let mut r2 = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        process(&mut r2, request(true, 900_000_000, 0, 0));
+        process(&mut r2, request(true, 900_000_000, 0, 0));
+        // Flow 1 re-requests returning everything it had: left = 1G - (1G - 900M - base)... > 0.
+        let a = process(&mut r2, request(false, 0, 900_000_000, 900_000_000 + base));
+        // D = 900M now, N = 2: fs = 50M; left > 0 = desired -> a = 0 + 50M.
+        assert_eq!(a, 50_000_000);
+    }
+
+    #[test]
+    fn negative_fair_share_can_be_clamped() {
+        let cfg = AllocatorConfig { nonnegative_fair_share: true, ..Default::default() };
+        let mut r = RateAllocator::new(cfg, Rate::gbps(1));
+        let base = AllocatorConfig::default().base_rate.0;
+        process(&mut r, request(true, 700_000_000, 0, 0));
+        process(&mut r, request(true, 700_000_000, 0, 0));
+        // D = 1.4G > C. Flow 1 re-requests 700M returning 700M+base: left = 1G - 300M... 
+        let a = process(&mut r, request(false, 700_000_000, 700_000_000, 700_000_000 + base));
+        // Unclamped fs = (1G - 1.4G)/2 = -200M would give 500M; clamped gives 700M.
+        assert_eq!(a, 700_000_000);
+    }
+
+    #[test]
+    fn fin_returns_allocation_and_leaves() {
+        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let base = AllocatorConfig::default().base_rate.0;
+        process(&mut r, request(true, 0, 0, 0));
+        let a = process(&mut r, request(false, 0, 0, base));
+        let mut fin = request(false, 0, 0, a);
+        if let Sched::Rate(h) = &mut fin.sched {
+            h.leaving = true;
+        }
+        process(&mut r, fin);
+        assert_eq!(r.flows(), 0);
+        assert!(r.allocated().abs() < 1.0);
+    }
+
+    #[test]
+    fn capacity_controller_backs_off_under_queue_and_is_bounded() {
+        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        process(&mut r, request(true, 0, 0, 0));
+        // After one interval, link fully used (100 KB in 800us = 1 Gbps) and 10 KB queued:
+        // C = 1G + 0.1 (1G - 1G) - 1 * (80 kbit / 800 us = 100 Mbps) = 900 Mbps.
+        let view = PortView { rate: Rate::gbps(1), queue_bytes: 10_000, tx_bytes: 100_000 };
+        let mut p = request(false, 0, 0, 0);
+        r.on_packet(Time(800_000_000), &view, 0, &mut p);
+        assert!((r.capacity() - 0.9e9).abs() < 1.0, "{}", r.capacity());
+        // Idle link with a flow bottlenecked elsewhere: C grows by 10% a step, capped at 2x.
+        let mut view = view;
+        view.queue_bytes = 0;
+        for k in 2..200u64 {
+            let mut p = request(false, 0, 0, 0);
+            r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
+        }
+        assert!((r.capacity() - 2e9).abs() < 1.0);
+    }
+}

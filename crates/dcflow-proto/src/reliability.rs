@@ -1,0 +1,194 @@
+//! Selective, timer-based retransmission for the rate-controlled transports
+//! (D3, RCP_dc, pFabric, and later PDQ / S3 / MERP).
+//!
+//! These protocols do not use TCP's window dynamics for loss recovery: D3 §5
+//! ("reliability is achieved through sequence numbers for data packets,
+//! acknowledgements from receivers, timer-based retransmissions") and pFabric
+//! §4.3 (per-packet ACKs, retransmission of what is still unacknowledged after
+//! a fixed, small RTO). The tracker keeps one entry per outstanding segment
+//! above the cumulative ack and answers "what should go out next": first the
+//! segments declared lost, then new data.
+
+use dcflow_core::{Dur, Time};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    len: u32,
+    sent_at: Time,
+    acked: bool,
+    /// Queued for retransmission (not yet resent).
+    lost: bool,
+}
+
+/// One segment to put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Send {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmit: bool,
+}
+
+pub struct SegmentTracker {
+    size: u64,
+    mss: u32,
+    /// Every byte below this offset is acknowledged; `segments[0]` starts here.
+    cumulative: u64,
+    /// Next never-sent byte.
+    next_new: u64,
+    segments: VecDeque<Segment>,
+    /// Indices (offsets from `cumulative`, as seq numbers) waiting to be resent.
+    lost: VecDeque<u64>,
+    retransmits: u64,
+}
+
+impl SegmentTracker {
+    pub fn new(size: u64, mss: u32) -> SegmentTracker {
+        SegmentTracker {
+            size,
+            mss,
+            cumulative: 0,
+            next_new: 0,
+            segments: VecDeque::new(),
+            lost: VecDeque::new(),
+            retransmits: 0,
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    pub fn acked_bytes(&self) -> u64 {
+        self.cumulative
+    }
+    pub fn all_acked(&self) -> bool {
+        self.cumulative >= self.size
+    }
+    /// Bytes not yet acknowledged (what pFabric uses as the priority).
+    pub fn remaining(&self) -> u64 {
+        self.size - self.cumulative
+    }
+    /// Bytes never sent yet.
+    pub fn unsent(&self) -> u64 {
+        self.size - self.next_new
+    }
+    /// Segments sent and neither acknowledged nor declared lost.
+    pub fn in_flight(&self) -> usize {
+        self.segments.iter().filter(|s| !s.acked && !s.lost).count()
+    }
+    pub fn retransmits(&self) -> u64 {
+        self.retransmits
+    }
+    /// Whether `next` would return something.
+    pub fn has_pending(&self) -> bool {
+        !self.lost.is_empty() || self.next_new < self.size
+    }
+
+    fn index(&self, seq: u64) -> Option<usize> {
+        if seq < self.cumulative {
+            return None;
+        }
+        let i = ((seq - self.cumulative) / self.mss as u64) as usize;
+        (i < self.segments.len()).then_some(i)
+    }
+
+    /// The next segment to send: a lost one first, else new data.
+    pub fn next(&mut self, now: Time) -> Option<Send> {
+        while let Some(seq) = self.lost.pop_front() {
+            if let Some(i) = self.index(seq) {
+                let seg = &mut self.segments[i];
+                if seg.acked || !seg.lost {
+                    continue;
+                }
+                seg.lost = false;
+                seg.sent_at = now;
+                self.retransmits += 1;
+                return Some(Send { seq, len: seg.len, retransmit: true });
+            }
+        }
+        if self.next_new >= self.size {
+            return None;
+        }
+        let len = (self.size - self.next_new).min(self.mss as u64) as u32;
+        let seq = self.next_new;
+        self.next_new += len as u64;
+        self.segments.push_back(Segment { len, sent_at: now, acked: false, lost: false });
+        Some(Send { seq, len, retransmit: false })
+    }
+
+    /// Apply an ACK: cumulative ack `cum` plus the selectively acknowledged
+    /// segment starting at `acked_seq`. Returns the newly acknowledged bytes.
+    pub fn on_ack(&mut self, cum: u64, acked_seq: u64) -> u64 {
+        let before = self.cumulative;
+        if let Some(i) = self.index(acked_seq) {
+            self.segments[i].acked = true;
+        }
+        let cum = cum.min(self.next_new);
+        while self.cumulative < cum {
+            match self.segments.pop_front() {
+                Some(seg) => self.cumulative += seg.len as u64,
+                None => break,
+            }
+        }
+        // Selective acks can complete the prefix too.
+        while self.segments.front().is_some_and(|s| s.acked) {
+            self.cumulative += self.segments.pop_front().unwrap().len as u64;
+        }
+        self.cumulative - before
+    }
+
+    /// Declare every outstanding segment sent at or before `now - rto` lost.
+    /// Returns how many were declared lost.
+    pub fn expire(&mut self, now: Time, rto: Dur) -> usize {
+        let mut n = 0;
+        for (i, seg) in self.segments.iter_mut().enumerate() {
+            if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
+                seg.lost = true;
+                self.lost.push_back(self.cumulative + i as u64 * self.mss as u64);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// When the oldest outstanding segment times out, if any.
+    pub fn next_expiry(&self, rto: Dur) -> Option<Time> {
+        self.segments.iter().filter(|s| !s.acked && !s.lost).map(|s| s.sent_at + rto).min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sends_new_data_in_mss_segments_then_stops() {
+        let mut t = SegmentTracker::new(2500, 1000);
+        let sends: Vec<Send> = std::iter::from_fn(|| t.next(Time(0))).collect();
+        assert_eq!(
+            sends.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(),
+            vec![(0, 1000), (1000, 1000), (2000, 500)]
+        );
+        assert_eq!(t.in_flight(), 3);
+        assert_eq!(t.on_ack(1000, 0), 1000);
+        assert_eq!(t.on_ack(1000, 2000), 0, "selective ack beyond a hole moves nothing");
+        assert_eq!(t.on_ack(2500, 1000), 1500);
+        assert!(t.all_acked());
+    }
+
+    #[test]
+    fn resends_only_the_expired_unacked_segment() {
+        let mut t = SegmentTracker::new(3000, 1000);
+        t.next(Time(0));
+        t.next(Time(0));
+        t.next(Time(10));
+        t.on_ack(0, 1000); // middle one acknowledged selectively
+        assert_eq!(t.next_expiry(Dur(100)), Some(Time(100)));
+        assert_eq!(t.expire(Time(100), Dur(100)), 1, "only the first: the third was sent later");
+        let r = t.next(Time(100)).unwrap();
+        assert_eq!(r, Send { seq: 0, len: 1000, retransmit: true });
+        assert_eq!(t.on_ack(2000, 0), 2000, "the resent hole completes the prefix with the sacked one");
+        assert_eq!(t.retransmits(), 1);
+        assert!(t.next(Time(100)).is_none());
+    }
+}

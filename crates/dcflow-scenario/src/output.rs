@@ -1,0 +1,180 @@
+//! What a run produces (DESIGN.md "Outputs (contract)"): per-flow records, the
+//! summary, and monitored time series. Shared by both engines so that the
+//! summary means the same thing whichever engine produced the flows.
+
+use serde::Serialize;
+
+/// One row of the flows table. Times are seconds since the run began.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowRecord {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    pub start_s: f64,
+    /// Absolute deadline, if the flow has one.
+    pub deadline_s: Option<f64>,
+    /// When the receiver held the last byte; `None` if it never did.
+    pub finish_s: Option<f64>,
+    pub fct_s: Option<f64>,
+    /// The flow alone on its path under the same engine.
+    pub ideal_fct_s: f64,
+    pub slowdown: Option<f64>,
+    /// `None` for flows without a deadline.
+    pub met_deadline: Option<bool>,
+    /// The protocol gave up on the flow (early termination, quenching).
+    pub terminated: bool,
+    pub bytes_delivered: u64,
+}
+
+/// One sample of a monitored link or flow.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeriesRow {
+    /// End of the sampling interval.
+    pub time_s: f64,
+    /// "link" or "flow".
+    pub series: &'static str,
+    /// Link name, or the flow id as text.
+    pub name: String,
+    /// Bits per second over the interval (link: transmitted; flow: delivered in order).
+    pub throughput_bps: f64,
+    /// Link only: queue occupancy at the end of the interval.
+    pub queue_bytes: Option<u64>,
+}
+
+/// Counters the engine keeps that the flows table cannot give.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunStats {
+    pub sim_time_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub packets_sent: u64,
+    pub packets_dropped: u64,
+    /// Mean utilization of the monitored (or bottleneck) links over the run.
+    pub utilization: f64,
+}
+
+/// DESIGN.md's summary keys, in its order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub flows_total: u64,
+    pub flows_completed: u64,
+    pub flows_terminated: u64,
+    pub deadline_flows: u64,
+    pub deadline_met: u64,
+    /// Fraction of deadline flows that met their deadline (PDQ §5.1
+    /// "Application Throughput"); `None` without deadline flows.
+    pub app_throughput: Option<f64>,
+    pub fct_mean_s: Option<f64>,
+    pub fct_p50_s: Option<f64>,
+    pub fct_p99_s: Option<f64>,
+    pub fct_max_s: Option<f64>,
+    pub slowdown_mean: Option<f64>,
+    pub slowdown_p99: Option<f64>,
+    pub slowdown_max: Option<f64>,
+    pub sim_time_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub packets_sent: u64,
+    pub packets_dropped: u64,
+    pub utilization: f64,
+}
+
+pub struct RunOutput {
+    pub summary: Summary,
+    pub flows: Vec<FlowRecord>,
+    pub timeseries: Option<Vec<SeriesRow>>,
+}
+
+/// Percentile by linear interpolation between closest ranks (numpy's default),
+/// of an ascending slice.
+pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let pos = p / 100.0 * (n - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+impl Summary {
+    /// Summarize completed flows; FCT statistics cover completed flows only.
+    pub fn from_flows(flows: &[FlowRecord], stats: &RunStats) -> Summary {
+        let mut fcts: Vec<f64> = flows.iter().filter_map(|f| f.fct_s).collect();
+        let mut slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown).collect();
+        fcts.sort_by(f64::total_cmp);
+        slowdowns.sort_by(f64::total_cmp);
+        let deadline_flows = flows.iter().filter(|f| f.deadline_s.is_some()).count() as u64;
+        let deadline_met = flows.iter().filter(|f| f.met_deadline == Some(true)).count() as u64;
+        Summary {
+            flows_total: flows.len() as u64,
+            flows_completed: fcts.len() as u64,
+            flows_terminated: flows.iter().filter(|f| f.terminated).count() as u64,
+            deadline_flows,
+            deadline_met,
+            app_throughput: (deadline_flows > 0).then(|| deadline_met as f64 / deadline_flows as f64),
+            fct_mean_s: mean(&fcts),
+            fct_p50_s: percentile(&fcts, 50.0),
+            fct_p99_s: percentile(&fcts, 99.0),
+            fct_max_s: fcts.last().copied(),
+            slowdown_mean: mean(&slowdowns),
+            slowdown_p99: percentile(&slowdowns, 99.0),
+            slowdown_max: slowdowns.last().copied(),
+            sim_time_s: stats.sim_time_s,
+            events: stats.events,
+            wall_s: stats.wall_s,
+            packets_sent: stats.packets_sent,
+            packets_dropped: stats.packets_dropped,
+            utilization: stats.utilization,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(id: u32, fct: Option<f64>, deadline: Option<f64>) -> FlowRecord {
+        FlowRecord {
+            id,
+            src: 1,
+            dst: 0,
+            size_bytes: 1000,
+            start_s: 0.0,
+            deadline_s: deadline,
+            finish_s: fct,
+            fct_s: fct,
+            ideal_fct_s: 0.5,
+            slowdown: fct.map(|f| f / 0.5),
+            met_deadline: deadline.map(|d| fct.is_some_and(|f| f <= d)),
+            terminated: false,
+            bytes_delivered: if fct.is_some() { 1000 } else { 0 },
+        }
+    }
+
+    #[test]
+    fn percentiles_interpolate_like_numpy() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&v, 50.0), Some(2.5));
+        assert_eq!(percentile(&v, 100.0), Some(4.0));
+        assert!((percentile(&v, 99.0).unwrap() - 3.97).abs() < 1e-12);
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
+    fn summary_counts_deadlines_and_unfinished_flows() {
+        let flows = [flow(0, Some(1.0), Some(2.0)), flow(1, Some(3.0), Some(2.0)), flow(2, None, None)];
+        let s = Summary::from_flows(&flows, &RunStats::default());
+        assert_eq!((s.flows_total, s.flows_completed, s.deadline_flows, s.deadline_met), (3, 2, 2, 1));
+        assert_eq!(s.app_throughput, Some(0.5));
+        assert_eq!(s.fct_mean_s, Some(2.0));
+        assert_eq!(s.fct_max_s, Some(3.0));
+        assert_eq!(s.slowdown_max, Some(6.0));
+    }
+}

@@ -1,0 +1,74 @@
+//! Every bad input names its key (DESIGN.md: "an unknown key, a wrong unit or an
+//! impossible value is an error that names the key and the allowed values").
+
+use super::*;
+
+fn err(text: &str) -> ConfigError {
+    Scenario::from_toml(text).expect_err("scenario should be rejected")
+}
+
+#[test]
+fn empty_scenario_resolves_to_documented_defaults() {
+    let s = Scenario::from_toml("").unwrap();
+    assert_eq!((s.name.as_str(), s.seed, s.engine), ("scenario", 1, Engine::Packet));
+    assert_eq!(s.protocol.name(), "rcp");
+    // Resolved output parses back to the same scenario.
+    let again = Scenario::from_toml(&s.to_toml()).unwrap();
+    assert_eq!(again, s);
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_path() {
+    let e = err("[topology]\nhostz = 3\n");
+    assert_eq!(e.key, "topology");
+    assert!(e.message.contains("hostz"), "{e}");
+    let e = err("colour = 1\n");
+    assert!(e.message.contains("colour"), "{e}");
+    let e = err("[protocol]\nname = \"rcp\"\nalpah = 1\n");
+    assert!(e.message.contains("alpah"), "{e}");
+}
+
+#[test]
+fn wrong_units_name_the_key_and_the_units() {
+    let e = err("[topology]\nlink_rate = \"10GB\"\n");
+    assert_eq!(e.key, "topology.link_rate");
+    assert!(e.message.contains("Gbps"), "{e}");
+    let e = err("[topology]\nprop_delay = \"5\"\n");
+    assert_eq!(e.key, "topology.prop_delay");
+}
+
+#[test]
+fn unknown_protocol_lists_the_protocols() {
+    let e = err("[protocol]\nname = \"quic\"\n");
+    assert!(e.key.starts_with("protocol"), "{e}");
+    assert!(e.message.contains("rcp") && e.message.contains("pfabric"), "{e}");
+}
+
+#[test]
+fn explicit_flow_outside_the_topology_is_rejected() {
+    let e = err(
+        "[topology]\nkind = \"star\"\nhosts = 4\n[workload]\npattern = \"explicit\"\n\
+         [[flows]]\nsrc = 1\ndst = 0\nsize = \"1MB\"\n[[flows]]\nsrc = 9\ndst = 0\nsize = \"1MB\"\n",
+    );
+    assert!(e.to_string().contains("flows[1].src"), "{e}");
+}
+
+#[test]
+fn monitor_names_must_be_links() {
+    let e = err("[monitor]\nlinks = [\"nowhere\"]\n");
+    assert_eq!(e.key, "monitor.links[0]");
+}
+
+#[test]
+fn loss_must_be_a_probability() {
+    let e = err("[faults]\nloss = 1.5\n");
+    assert_eq!(e.key, "faults.loss");
+}
+
+#[test]
+fn protocol_picks_its_queue_unless_one_is_given() {
+    let s = Scenario::from_toml("[protocol]\nname = \"pfabric\"\n").unwrap();
+    assert_eq!(s.topology.queue, QueueDiscipline::Pfabric);
+    let s = Scenario::from_toml("[protocol]\nname = \"pfabric\"\n[topology]\nqueue = \"droptail\"\n").unwrap();
+    assert_eq!(s.topology.queue, QueueDiscipline::DropTail);
+}
