@@ -36,8 +36,4 @@ impl PacketArena {
         self.free.push(i);
         self.slots[i as usize]
     }
-    /// Packets currently alive (in queues, on links, or being processed).
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
 }

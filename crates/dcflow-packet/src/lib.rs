@@ -106,6 +106,8 @@ fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
         packets_sent: sim.counters.packets_sent,
         packets_dropped: sim.counters.packets_dropped,
         utilization,
+        retransmits: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum(),
+        timeouts: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum(),
     };
     let summary = Summary::from_flows(&flows, &stats);
     RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.rows) }

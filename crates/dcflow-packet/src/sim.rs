@@ -204,7 +204,7 @@ impl Sim {
         let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
         match port.queue.enqueue(entry) {
             Verdict::Accepted { mark_ce } => {
-                if mark_ce {
+                if mark_ce && pkt.ecn_capable {
                     pkt.ecn_ce = true;
                 }
             }

@@ -5,10 +5,22 @@
 //! here reads a clock or knows about the event queue, so the same code can be
 //! driven by the packet engine or, later, by real sockets.
 
+pub mod agent;
 pub mod endpoint;
 pub mod packet;
+pub mod pfabric;
+pub mod rate;
+pub mod rate_alloc;
+pub mod tcp;
 pub mod receiver;
+pub mod reliability;
+pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo};
 pub use packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
 pub use receiver::Receiver;
+pub use agent::{PortAgent, PortView};
+pub use rate_alloc::{AllocatorConfig, RateAllocator};
+pub use pfabric::{PfabricConfig, PfabricSender};
+pub use rate::{ExplicitRateConfig, RateSender};
+pub use transport::{ProtocolConfig, QueueNeed, Sender};

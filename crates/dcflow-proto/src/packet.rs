@@ -91,7 +91,10 @@ pub struct Packet {
     pub payload: u32,
     /// Bytes on the wire (payload + headers), what queues and links count.
     pub wire: u32,
-    /// ECN Congestion Experienced, set by marking queues.
+    /// ECN-Capable Transport: marking queues may set CE on it instead of
+    /// treating it like any other packet (DCTCP data packets set it).
+    pub ecn_capable: bool,
+    /// ECN Congestion Experienced, set by marking queues on ECN-capable packets.
     pub ecn_ce: bool,
     /// ECN-Echo on ACKs, copied by the receiver from the data's CE bit.
     pub ecn_echo: bool,
@@ -119,6 +122,7 @@ impl Packet {
             acked_seq: 0,
             payload: 0,
             wire: HEADER_BYTES,
+            ecn_capable: false,
             ecn_ce: false,
             ecn_echo: false,
             prio: 0,

@@ -13,7 +13,7 @@
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, HEADER_BYTES};
 use crate::reliability::SegmentTracker;
-use dcflow_core::{Dur, Time};
+use dcflow_core::{ensure, ConfigError, Dur, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +32,13 @@ pub struct PfabricConfig {
 impl Default for PfabricConfig {
     fn default() -> Self {
         PfabricConfig { init_window: 0, rto_rtts: 3.0, probe_after: 5 }
+    }
+}
+
+impl PfabricConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        ensure(self.rto_rtts > 0.0 && self.rto_rtts.is_finite(), "rto_rtts", "must be a positive number of RTTs")?;
+        ensure(self.probe_after >= 1, "probe_after", "must be at least 1")
     }
 }
 

@@ -11,7 +11,7 @@ use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
 use crate::rate_alloc::AllocatorConfig;
 use crate::reliability::SegmentTracker;
-use dcflow_core::{Dur, Rate, Time};
+use dcflow_core::{ensure, ConfigError, Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -59,6 +59,15 @@ impl Default for ExplicitRateConfig {
 }
 
 impl ExplicitRateConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        ensure(self.alpha >= 0.0 && self.alpha.is_finite(), "alpha", "must be a number >= 0 (D3: 0.1)")?;
+        ensure(self.beta >= 0.0 && self.beta.is_finite(), "beta", "must be a number >= 0 (D3: 1)")?;
+        ensure(self.interval > Dur::ZERO, "interval", "must be a positive time (D3: \"800us\")")?;
+        ensure(self.base_rate > Rate::ZERO, "base_rate", "must be a positive rate")?;
+        ensure(self.max_capacity_factor >= 1.0, "max_capacity_factor", "must be >= 1")?;
+        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
+    }
+
     /// The router half of the configuration.
     pub fn allocator(&self) -> AllocatorConfig {
         AllocatorConfig {
@@ -101,6 +110,7 @@ pub struct RateSender {
     next_send_at: Time,
     srtt: Dur,
     terminated: bool,
+    timeouts: u64,
     events: VecDeque<FlowEvent>,
 }
 
@@ -121,12 +131,16 @@ impl RateSender {
             next_send_at: Time::ZERO,
             srtt: info.base_rtt,
             terminated: false,
+            timeouts: 0,
             events: VecDeque::new(),
         }
     }
 
     pub fn retransmits(&self) -> u64 {
         self.tracker.retransmits()
+    }
+    pub fn timeouts(&self) -> u64 {
+        self.timeouts
     }
 
     fn rto(&self) -> Dur {
@@ -258,10 +272,13 @@ impl Endpoint for RateSender {
             Phase::Connecting | Phase::Closing => {
                 if !self.control_due && self.control_sent_at + rto <= now {
                     self.control_due = true;
+                    self.timeouts += 1;
                 }
             }
             Phase::Sending => {
-                self.tracker.expire(now, rto);
+                if self.tracker.expire(now, rto) > 0 {
+                    self.timeouts += 1;
+                }
                 if self.request_sent_at.is_some_and(|t| t + rto <= now) {
                     self.request_sent_at = None;
                 }

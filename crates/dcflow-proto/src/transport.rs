@@ -8,13 +8,18 @@ use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
 use crate::rate::{ExplicitRateConfig, RateSender};
 use crate::rate_alloc::RateAllocator;
-use dcflow_core::{Rate, Time};
+use crate::tcp::{DctcpConfig, TcpConfig, TcpSender};
+use dcflow_core::{ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// `[protocol]`: `name` selects the protocol, the other keys are its options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "name", rename_all = "lowercase")]
 pub enum ProtocolConfig {
+    /// TCP NewReno with a small RTO_min (PDQ §5.1, D3 §6.1.2).
+    Tcp(TcpConfig),
+    /// DCTCP (Alizadeh et al., SIGCOMM'10): switches mark above K (topology.ecn_threshold).
+    Dctcp(DctcpConfig),
     /// RCP_dc: D3 without deadlines (D3 §6.1, PDQ §5.1).
     Rcp(ExplicitRateConfig),
     /// D3 (Wilson et al., SIGCOMM'11).
@@ -40,21 +45,36 @@ pub enum QueueNeed {
 impl ProtocolConfig {
     pub fn name(&self) -> &'static str {
         match self {
+            ProtocolConfig::Tcp(_) => "tcp",
+            ProtocolConfig::Dctcp(_) => "dctcp",
             ProtocolConfig::Rcp(_) => "rcp",
             ProtocolConfig::D3(_) => "d3",
             ProtocolConfig::Pfabric(_) => "pfabric",
         }
     }
 
+    /// Checks that serde cannot express; keys are relative to `[protocol]`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            ProtocolConfig::Tcp(c) => c.validate(),
+            ProtocolConfig::Dctcp(c) => c.validate(),
+            ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
+            ProtocolConfig::Pfabric(c) => c.validate(),
+        }
+    }
+
     pub fn default_queue(&self) -> QueueNeed {
         match self {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
-            ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) => QueueNeed::DropTail,
+            ProtocolConfig::Dctcp(_) => QueueNeed::Ecn,
+            ProtocolConfig::Tcp(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) => QueueNeed::DropTail,
         }
     }
 
     pub fn sender(&self, info: FlowInfo) -> Sender {
         match self {
+            ProtocolConfig::Tcp(c) => Sender::Tcp(TcpSender::new(info, c)),
+            ProtocolConfig::Dctcp(c) => Sender::Tcp(TcpSender::dctcp(info, c)),
             ProtocolConfig::Rcp(c) => Sender::Rate(RateSender::new(info, c, false)),
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),
@@ -67,13 +87,14 @@ impl ProtocolConfig {
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
                 PortAgent::Rate(RateAllocator::new(c.allocator(), link))
             }
-            ProtocolConfig::Pfabric(_) => PortAgent::Forward,
+            ProtocolConfig::Tcp(_) | ProtocolConfig::Dctcp(_) | ProtocolConfig::Pfabric(_) => PortAgent::Forward,
         }
     }
 }
 
 /// Every sender, as a closed enum so the engine's hot path never goes through `dyn`.
 pub enum Sender {
+    Tcp(TcpSender),
     Rate(RateSender),
     Pfabric(PfabricSender),
 }
@@ -81,6 +102,7 @@ pub enum Sender {
 macro_rules! each_sender {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
+            Sender::Tcp($s) => $e,
             Sender::Rate($s) => $e,
             Sender::Pfabric($s) => $e,
         }
@@ -90,6 +112,14 @@ macro_rules! each_sender {
 impl Sender {
     pub fn retransmits(&self) -> u64 {
         each_sender!(self, s => s.retransmits())
+    }
+    /// Retransmission timeouts the sender took.
+    pub fn timeouts(&self) -> u64 {
+        match self {
+            Sender::Tcp(s) => s.timeouts(),
+            Sender::Pfabric(s) => s.timeouts(),
+            Sender::Rate(s) => s.timeouts(),
+        }
     }
 }
 
@@ -131,5 +161,7 @@ mod tests {
         assert!(e.unwrap_err().to_string().contains("alpah"));
         let e = serde_json::from_str::<ProtocolConfig>(r#"{"name": "quic"}"#);
         assert!(e.unwrap_err().to_string().contains("unknown variant"));
+        let p: ProtocolConfig = serde_json::from_str(r#"{"name": "dctcp"}"#).unwrap();
+        assert_eq!(p.default_queue(), QueueNeed::Ecn);
     }
 }

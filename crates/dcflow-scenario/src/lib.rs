@@ -161,6 +161,7 @@ impl Scenario {
             dcflow_core::ensure(stop > Dur::ZERO, "stop", "must be a positive time like \"2s\"")?;
         }
         self.topology.validate().map_err(|e| e.within("topology"))?;
+        self.protocol.validate().map_err(|e| e.within("protocol"))?;
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo)).map_err(workload_key)?;
         if let Some(m) = &self.monitor {

@@ -52,6 +52,8 @@ pub struct RunStats {
     pub packets_dropped: u64,
     /// Mean utilization of the monitored (or bottleneck) links over the run.
     pub utilization: f64,
+    pub retransmits: u64,
+    pub timeouts: u64,
 }
 
 /// DESIGN.md's summary keys, in its order.
@@ -78,6 +80,10 @@ pub struct Summary {
     pub packets_sent: u64,
     pub packets_dropped: u64,
     pub utilization: f64,
+    /// Beyond DESIGN.md's list: packets the senders sent again, and the
+    /// retransmission timeouts they took (the incast signature).
+    pub retransmits: u64,
+    pub timeouts: u64,
 }
 
 pub struct RunOutput {
@@ -132,6 +138,8 @@ impl Summary {
             packets_sent: stats.packets_sent,
             packets_dropped: stats.packets_dropped,
             utilization: stats.utilization,
+            retransmits: stats.retransmits,
+            timeouts: stats.timeouts,
         }
     }
 }

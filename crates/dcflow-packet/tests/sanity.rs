@@ -1,0 +1,75 @@
+//! Sanity facts a reader can check by hand (issue "Must show").
+
+use dcflow_scenario::{RunOutput, Scenario};
+
+fn run(toml: &str) -> RunOutput {
+    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"));
+    dcflow_packet::run(&s).unwrap()
+}
+
+/// One 1 MB flow alone on a 1 Gbps star finishes within a few percent of its
+/// ideal plus the connection set-up the protocol needs before data flows.
+#[test]
+fn lone_flow_finishes_near_its_ideal_for_every_transport() {
+    // Star, 1 Gbps, 0.1 us links, 25 us switch: base RTT = 2 x (0.2 + 25) us
+    // + one 1500 B packet on two links (24 us) + one 40 B ACK on two (0.64 us).
+    let base_rtt = 2.0 * 25.2e-6 + 24e-6 + 0.64e-6;
+    // Round trips spent before data flows: TCP's handshake; RCP_dc / D3's
+    // handshake plus the one-RTT pause of new flows (D3 §4.5); pFabric none.
+    for (proto, setup_rtts) in [("tcp", 1.0), ("dctcp", 1.0), ("rcp", 2.0), ("d3", 2.0), ("pfabric", 0.0)] {
+        let out = run(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 2\n[protocol]\nname = \"{proto}\"\n\
+             [workload]\npattern = \"explicit\"\n[[flows]]\nsrc = 1\ndst = 0\nsize = \"1MB\"\n"
+        ));
+        let f = &out.flows[0];
+        let fct = f.fct_s.unwrap();
+        let target = f.ideal_fct_s + setup_rtts * base_rtt;
+        assert!(fct >= f.ideal_fct_s, "{proto}: {fct} beat the ideal");
+        assert!(fct <= target * 1.04, "{proto}: {fct} s vs ideal+setup {target} s");
+    }
+}
+
+/// N long RCP_dc flows on one bottleneck each get 1/N of it (within 5%).
+#[test]
+fn rcp_shares_a_bottleneck_equally() {
+    let n = 4;
+    let flows: String = (1..=n)
+        .map(|src| format!("[[flows]]\nsrc = {src}\ndst = 0\nsize = \"5MB\"\n"))
+        .collect();
+    let out = run(&format!(
+        "[topology]\nkind = \"star\"\nhosts = {}\n[protocol]\nname = \"rcp\"\n\
+         [workload]\npattern = \"explicit\"\n[monitor]\ninterval = \"1ms\"\nflows = true\n{flows}",
+        n + 1
+    ));
+    let fair = 1e9 / n as f64;
+    let rows = out.timeseries.unwrap();
+    // Between 5 ms and 25 ms all four flows are active (each needs > 40 ms at 250 Mbps).
+    for id in 0..n {
+        let samples: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.series == "flow" && r.name == id.to_string() && r.time_s > 0.005 && r.time_s <= 0.025)
+            .map(|r| r.throughput_bps)
+            .collect();
+        assert_eq!(samples.len(), 20);
+        let mean = samples.iter().sum::<f64>() / samples.len() as f64;
+        assert!((mean - fair).abs() <= 0.05 * fair, "flow {id}: {mean} bps vs fair {fair}");
+    }
+    assert_eq!(out.summary.packets_dropped, 0, "RCP_dc keeps queues short: no drops");
+}
+
+/// TCP incast: many synchronized senders into a small buffer overflow it and
+/// suffer retransmission timeouts (the problem D3 §2.2 and PDQ §5.2.2 describe).
+#[test]
+fn tcp_incast_into_a_small_buffer_drops_and_times_out() {
+    let out = run(
+        "[topology]\nkind = \"star\"\nhosts = 41\nbuffer = \"32KB\"\n[protocol]\nname = \"tcp\"\n\
+         [workload]\npattern = \"aggregation\"\nflows = 40\nsize = { dist = \"fixed\", value = \"64KB\" }\n",
+    );
+    let s = &out.summary;
+    assert_eq!(s.flows_completed, 40, "TCP recovers every flow");
+    assert!(s.packets_dropped > 0, "the buffer overflows");
+    assert!(s.timeouts > 0, "some senders lose whole windows and time out");
+    // The whole burst needs 40 x 64 KB / 1 Gbps = 20.5 ms; a flow that took a
+    // timeout (RTO_min = 10 ms) finishes later than the burst plus one RTO_min.
+    assert!(s.fct_max_s.unwrap() > 0.010 + 40.0 * 64e3 * 8.0 / 1e9);
+}
