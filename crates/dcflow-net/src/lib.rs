@@ -1,1 +1,19 @@
 //! Topologies, routing (shortest path, ECMP, BCube), links and queues.
+//!
+//! - [`TopologyConfig`]: the `[topology]` section, with defaults and validation.
+//! - [`Topology::build`]: nodes (hosts first), directed links with names, per-port queues.
+//! - [`Routes`]: per-flow ECMP or single-path routes, and multipath sets.
+//! - [`PortQueue`]: drop-tail, ECN (DCTCP), strict priority and pFabric output queues.
+
+mod build;
+pub mod config;
+pub mod custom;
+pub mod queue;
+pub mod routing;
+pub mod topology;
+
+pub use config::{RoutingMode, Shape, TopologyConfig, TopologyKind};
+pub use custom::{CustomLink, CustomNode, CustomNodeKind};
+pub use queue::{PortQueue, QEntry, QueueDiscipline, Verdict};
+pub use routing::Routes;
+pub use topology::{BcubeShape, Link, Node, NodeKind, Topology};

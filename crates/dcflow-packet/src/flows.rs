@@ -30,14 +30,22 @@ impl FlowState {
     }
 }
 
+/// Delay between the end of serialization on hop `hop` of `path` and the
+/// packet's arrival at the next port: propagation, plus processing at every
+/// node that forwards it (not at the destination, which may be a BCube server
+/// that forwards other flows' packets).
+pub fn hop_delay(topo: &Topology, path: &[LinkId], hop: usize) -> Dur {
+    let link = &topo.links[path[hop] as usize];
+    if hop + 1 < path.len() {
+        link.prop_delay + topo.proc_delay_at(link.to)
+    } else {
+        link.prop_delay
+    }
+}
+
 /// Propagation plus processing delay from the start of `path` to its end.
 fn path_delay(topo: &Topology, path: &[LinkId]) -> Dur {
-    path.iter()
-        .map(|&l| {
-            let link = &topo.links[l as usize];
-            link.prop_delay + topo.proc_delay_at(link.to)
-        })
-        .fold(Dur::ZERO, |a, b| a + b)
+    (0..path.len()).map(|h| hop_delay(topo, path, h)).fold(Dur::ZERO, |a, b| a + b)
 }
 
 /// Packet sizes on the wire for a flow of `size` bytes: (first, last, count).

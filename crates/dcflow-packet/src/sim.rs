@@ -9,7 +9,7 @@
 //! Endpoints are driven through their sans-IO interface only.
 
 use crate::arena::PacketArena;
-use crate::flows::FlowState;
+use crate::flows::{hop_delay, FlowState};
 use crate::monitor::Monitor;
 use dcflow_core::{Bytes, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
@@ -239,8 +239,10 @@ impl Sim {
         if lost {
             self.drop_packet(idx);
         } else {
-            let l = &self.topo.links[link as usize];
-            let delay = l.prop_delay + self.topo.proc_delay_at(l.to);
+            let pkt = self.packets.get(idx);
+            let flow = &self.flows[pkt.flow as usize];
+            let path = if pkt.reverse { &flow.rev } else { &flow.fwd };
+            let delay = hop_delay(&self.topo, path, pkt.hop as usize);
             self.events.push(self.now + delay, Event::Arrive(idx));
         }
         self.start_tx(link);

@@ -90,16 +90,6 @@ pub struct Scenario {
     pub faults: FaultsConfig,
 }
 
-/// Workload errors are relative to `[workload]`, except those about the root
-/// `[[flows]]` list, which already carry their root path.
-fn workload_key(e: ConfigError) -> ConfigError {
-    if e.key.starts_with("flows[") {
-        e
-    } else {
-        e.within("workload")
-    }
-}
-
 /// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
 fn clean(msg: String) -> String {
     match msg.rfind(" at line ") {
@@ -142,7 +132,7 @@ impl Scenario {
         }
         s.validate()?;
         let topo = s.build_topology()?;
-        s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo)).map_err(workload_key)?;
+        s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo))?;
         s.topology = s.topology.resolved();
         if s.monitor.is_some() && s.faults.links.is_empty() && s.faults.loss > 0.0 {
             s.faults.links = s.monitor.as_ref().unwrap().links.clone();
@@ -163,7 +153,7 @@ impl Scenario {
         self.topology.validate().map_err(|e| e.within("topology"))?;
         self.protocol.validate().map_err(|e| e.within("protocol"))?;
         let topo = self.build_topology()?;
-        self.workload.validate(&self.flows, &self.workload_context(&topo)).map_err(workload_key)?;
+        self.workload.validate(&self.flows, &self.workload_context(&topo))?;
         if let Some(m) = &self.monitor {
             dcflow_core::ensure(m.interval > Dur::ZERO, "monitor.interval", "must be a positive time")?;
             for (i, name) in m.links.iter().enumerate() {
@@ -216,7 +206,7 @@ impl Scenario {
     /// The workload's flows, explicit or generated.
     pub fn flow_specs(&self, topo: &Topology) -> Result<Vec<dcflow_workload::FlowSpec>, ConfigError> {
         dcflow_workload::generate(&self.workload, &self.flows, &self.workload_context(topo), self.seed)
-            .map_err(workload_key)
+            
     }
 
     pub fn to_json(&self) -> String {

@@ -20,7 +20,7 @@ fn empty_scenario_resolves_to_documented_defaults() {
 #[test]
 fn unknown_keys_are_named_with_their_path() {
     let e = err("[topology]\nhostz = 3\n");
-    assert_eq!(e.key, "topology");
+    assert_eq!(e.key, "topology.hostz");
     assert!(e.message.contains("hostz"), "{e}");
     let e = err("colour = 1\n");
     assert!(e.message.contains("colour"), "{e}");

@@ -1,0 +1,101 @@
+//! Turning a workload into the list of flows a run simulates.
+
+use crate::config::{Context, ExplicitFlow, WorkloadConfig};
+use crate::dist::exp;
+use crate::pattern::Chooser;
+use crate::validate::Plan;
+use dcflow_core::rng::component;
+use dcflow_core::{stream, Bytes, ConfigError, Dur, FlowId, Time};
+
+/// One flow of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Dense `0..n` in start order (ties keep generation order).
+    pub id: FlowId,
+    pub src: u32,
+    pub dst: u32,
+    /// At least 1 byte.
+    pub size: Bytes,
+    pub start: Time,
+    /// Relative to `start`; `None`: no deadline.
+    pub deadline: Option<Dur>,
+}
+
+/// The flows of `cfg` (or of the explicit list / trace) under `seed`.
+///
+/// Deterministic per seed. Arrival gaps, sizes, deadlines and endpoint choices
+/// each come from their own stream (`component::WORKLOAD_*`), and every flow
+/// draws a deadline even when `only_below` drops it, so changing one of these
+/// never shifts the others. Errors are those of [`WorkloadConfig::validate`].
+pub fn generate(
+    cfg: &WorkloadConfig,
+    explicit: &[ExplicitFlow],
+    ctx: &Context,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, ConfigError> {
+    let mut flows = match cfg.plan(explicit, ctx)? {
+        Plan::Explicit(list) => list
+            .into_iter()
+            .map(|f| FlowSpec {
+                id: 0,
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                start: Time::ZERO + f.start,
+                deadline: f.deadline,
+            })
+            .collect(),
+        Plan::Generated {
+            endpoints,
+            count,
+            poisson,
+            size,
+            deadline,
+            start,
+        } => {
+            let mut arrivals = stream(seed, component::WORKLOAD_ARRIVALS);
+            let mut sizes = stream(seed, component::WORKLOAD_SIZES);
+            let mut deadlines = stream(seed, component::WORKLOAD_DEADLINES);
+            let mut chooser = Chooser::new(
+                &endpoints,
+                ctx.hosts,
+                stream(seed, component::WORKLOAD_ENDPOINTS),
+            );
+            let begin = Time::ZERO + start;
+            let end = poisson.and_then(|(_, d)| d).map(|d| begin + d);
+            let mut t = begin;
+            let mut flows = Vec::with_capacity(count.unwrap_or(0));
+            for i in 0.. {
+                if count.is_some_and(|c| i >= c) {
+                    break;
+                }
+                if let Some((rate, _)) = poisson {
+                    t += Dur::from_secs_f64(exp(&mut arrivals, 1.0 / rate));
+                    if end.is_some_and(|e| t >= e) {
+                        break;
+                    }
+                }
+                let (src, dst) = chooser.pair(i);
+                let size = size.sample(&mut sizes);
+                let deadline = deadline.as_ref().and_then(|(d, only_below)| {
+                    let v = d.sample(&mut deadlines);
+                    only_below.is_none_or(|b| size < b).then_some(v)
+                });
+                flows.push(FlowSpec {
+                    id: 0,
+                    src,
+                    dst,
+                    size,
+                    start: t,
+                    deadline,
+                });
+            }
+            flows
+        }
+    };
+    flows.sort_by_key(|f| f.start);
+    for (i, f) in flows.iter_mut().enumerate() {
+        f.id = i as FlowId;
+    }
+    Ok(flows)
+}
