@@ -1,0 +1,71 @@
+# dcflow: `make demo` and `make test` work on a clean clone with python3.11,
+# pip and cargo. Every target is idempotent: the venv is created and the
+# Python dependencies installed once (stamp files), and the extension is
+# rebuilt only when Rust sources or build files changed.
+
+PYTHON  ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV    := .venv
+BIN     := $(VENV)/bin
+PIP     := $(BIN)/python -m pip
+DEPS_STAMP    := $(VENV)/.deps.stamp
+DEVELOP_STAMP := $(VENV)/.develop.stamp
+RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
+
+DEMO_SCENARIO := examples/demo.toml
+DEMO_OUT      := demo-out
+
+.PHONY: all demo test test-rust test-python develop venv bench golden golden-update clean distclean
+
+all: test
+
+# ---------------------------------------------------------------- environment
+$(DEPS_STAMP): pyproject.toml
+	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "installing maturin, pytest and dcflow's runtime dependencies into $(VENV)"
+	@$(PIP) install --quiet --disable-pip-version-check maturin pytest \
+		$$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))")
+	@touch $@
+
+venv: $(DEPS_STAMP)
+
+# The extension module dcflow._core, installed editable into the venv. One
+# profile (release) for demo, test and bench, so it is built once.
+$(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
+	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
+	@VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release > $(VENV)/maturin.log 2>&1 \
+		|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
+	@touch $@
+
+develop: $(DEVELOP_STAMP)
+
+# ----------------------------------------------------------------------- demo
+demo: $(DEVELOP_STAMP)
+	$(BIN)/dcflow run $(DEMO_SCENARIO) -o $(DEMO_OUT)
+	$(BIN)/dcflow plot $(DEMO_OUT)
+	@echo "demo outputs in $(DEMO_OUT)/ (plots in $(DEMO_OUT)/plots/)"
+
+# ---------------------------------------------------------------------- tests
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --quiet
+
+test-python: $(DEVELOP_STAMP)
+	$(BIN)/python -m pytest -q tests
+
+golden: $(DEVELOP_STAMP)
+	$(BIN)/python -m dcflow.golden
+
+golden-update: $(DEVELOP_STAMP)
+	$(BIN)/python -m dcflow.golden --update
+
+# ------------------------------------------------------------------ benchmarks
+bench: $(DEVELOP_STAMP)
+	$(BIN)/python -m dcflow.bench -o bench-out/bench.md
+
+# --------------------------------------------------------------------- cleanup
+clean:
+	rm -rf $(DEMO_OUT) bench-out .pytest_cache $(DEVELOP_STAMP)
+
+distclean: clean
+	rm -rf $(VENV) target

@@ -1,0 +1,3 @@
+from dcflow.cli import main
+
+main()

@@ -1,0 +1,208 @@
+"""The ``dcflow`` command line.
+
+Errors in the user's input (a bad scenario, a missing file, a bad ``--set``)
+print exactly one line ``error: <message>`` on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from dcflow.scenario import Scenario, ScenarioError, parse_set
+
+EXIT_USAGE = 2  # bad scenario / bad arguments
+EXIT_FAILURE = 1  # the run could not write its outputs, plots failed, ...
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+def _load(scenario: str, sets: Sequence[str]) -> Scenario:
+    overrides = dict(parse_set(s) for s in sets)  # parse --set first: cheap, no I/O
+    sc = Scenario.from_toml(scenario)
+    return sc.with_overrides(overrides) if overrides else sc
+
+
+_set_option = click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override a scenario key; VALUE is parsed as TOML (30, 1.5, true, [1,2]) "
+    "and otherwise taken as a string (d3, 25us). Repeatable.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """dcflow: simulate datacenter transports (PDQ, D3, RCP, pFabric, TCP, ...)."""
+
+
+@cli.command("run")
+@click.argument("scenario", metavar="SCENARIO")
+@click.option("-o", "--out", "out", metavar="DIR", help="Write summary.json, flows.parquet, "
+              "timeseries.parquet (when monitored) and scenario.resolved.toml into DIR.")
+@_set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool) -> None:
+    """Run SCENARIO (a TOML file) and print its summary."""
+    from dcflow.result import summary_to_json
+    from dcflow.run import run
+
+    sc = _load(scenario, sets)
+    result = run(sc)
+    if out is not None:
+        try:
+            path = result.save(out)
+        except OSError as e:
+            raise CliError(f"{out}: cannot write outputs: {e.strerror or e}", EXIT_FAILURE) from None
+        click.echo(f"wrote {path}", err=True)
+    if as_json:
+        click.echo(summary_to_json(result.summary, indent=None))
+    else:
+        click.echo(format_summary(result.summary, title=sc.to_dict().get("name") or scenario))
+
+
+@cli.command("topo")
+@click.argument("scenario", metavar="SCENARIO")
+@_set_option
+def topo_cmd(scenario: str, sets: tuple[str, ...]) -> None:
+    """Print the hosts, switches and link names of SCENARIO's topology."""
+    text = _load(scenario, sets).topo()
+    click.echo(text.rstrip("\n"))
+
+
+@cli.command("validate")
+@click.argument("scenario", metavar="SCENARIO")
+@_set_option
+def validate_cmd(scenario: str, sets: tuple[str, ...]) -> None:
+    """Check SCENARIO and print it with every default filled in (TOML)."""
+    click.echo(_load(scenario, sets).to_toml().rstrip("\n"))
+
+
+@cli.command("plot")
+@click.argument("directory", metavar="DIR")
+@click.option("-o", "--out", "out", metavar="OUTDIR", help="Where to write PNGs (default DIR/plots).")
+def plot_cmd(directory: str, out: str | None) -> None:
+    """Plot the outputs of `dcflow run -o DIR` (PNG files)."""
+    from dcflow.plot import PlotError, plot_dir
+
+    try:
+        paths = plot_dir(directory, out)
+    except PlotError as e:
+        raise CliError(str(e)) from None
+    for p in paths:
+        click.echo(f"wrote {p}")
+
+
+@cli.command("bench")
+@click.argument("scenarios", nargs=-1, metavar="[SCENARIO]...")
+@click.option("--repeat", default=1, show_default=True, help="Runs per scenario; the fastest counts.")
+@click.option("-o", "--out", "out", metavar="FILE", help="Also write the markdown table to FILE.")
+def bench_cmd(scenarios: tuple[str, ...], repeat: int, out: str | None) -> None:
+    """Time scenarios (default: bench/*.toml): wall time, events/s, peak RSS."""
+    from dcflow import bench
+
+    code = bench.main([*scenarios, "--repeat", str(repeat), *(["-o", out] if out else [])])
+    if code:
+        raise SystemExit(code)
+
+
+@cli.command("version")
+def version_cmd() -> None:
+    """Print the dcflow version."""
+    from dcflow import __version__
+
+    click.echo(__version__)
+
+
+# ---------------------------------------------------------------- formatting
+def _fmt(key: str, v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool) or isinstance(v, int):
+        return f"{v:,}" if not isinstance(v, bool) else str(v)
+    if isinstance(v, float):
+        if key.endswith("_s"):
+            return _fmt_seconds(v)
+        if key in ("app_throughput", "utilization"):
+            return f"{v:.4f}  ({v * 100:.2f}%)"
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _fmt_seconds(v: float) -> str:
+    a = abs(v)
+    if v != v:  # NaN
+        return "-"
+    if a == 0 or a >= 1:
+        return f"{v:.4g} s"
+    if a >= 1e-3:
+        return f"{v * 1e3:.4g} ms"
+    if a >= 1e-6:
+        return f"{v * 1e6:.4g} us"
+    return f"{v * 1e9:.4g} ns"
+
+
+def format_summary(summary: dict[str, Any], title: str | None = None) -> str:
+    """A readable two-column table of the summary (DESIGN.md key order)."""
+    from dcflow.result import SUMMARY_KEYS
+
+    keys = [k for k in SUMMARY_KEYS if k in summary] + sorted(k for k in summary if k not in SUMMARY_KEYS)
+    width = max((len(k) for k in keys), default=0)
+    lines = [f"summary: {title}"] if title else []
+    lines += [f"  {k:<{width}}  {_fmt(k, summary[k])}" for k in keys]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- main
+_NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+def _error(message: str, code: int) -> int:
+    sys.stdout.flush()
+    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dcflow`` console script; returns the exit status."""
+    try:
+        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="dcflow",
+                      standalone_mode=False)
+    except ScenarioError as e:
+        return _exit(_error(str(e), EXIT_USAGE), argv)
+    except CliError as e:
+        return _exit(_error(str(e), e.code), argv)
+    except _NoArgsIsHelp as e:  # bare `dcflow`: show help, like --help
+        click.echo(e.ctx.get_help() if getattr(e, "ctx", None) else str(e))
+        return _exit(0, argv)
+    except click.ClickException as e:  # usage errors: unknown option, missing argument
+        return _exit(_error(e.format_message(), e.exit_code or EXIT_USAGE), argv)
+    except click.exceptions.Abort:
+        return _exit(_error("interrupted", 130), argv)
+    except KeyboardInterrupt:
+        return _exit(_error("interrupted", 130), argv)
+    except BrokenPipeError:
+        return _exit(0, argv)
+    code = rv if isinstance(rv, int) else 0
+    return _exit(code, argv)
+
+
+def _exit(code: int, argv: Sequence[str] | None) -> int:
+    if argv is None:  # called as the console script
+        sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Plots of run outputs (``dcflow plot DIR``).
+
+Each plot is a function ``(data: RunData) -> Figure | None`` registered with
+:func:`register`; :func:`plot_dir` renders every registered plot that applies
+(returns a figure) into ``DIR/plots/<name>.png``. To add a plot, write such a
+function in a module of this package and decorate it with ``@register("name")``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # never needs a display
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+__all__ = ["RunData", "PlotError", "register", "PLOTS", "plot_dir", "load_run"]
+
+
+class PlotError(Exception):
+    """A user-facing error (missing or unreadable inputs)."""
+
+
+@dataclass
+class RunData:
+    """The outputs of one run, as read from ``dcflow run -o DIR``."""
+
+    directory: Path
+    flows: pa.Table
+    timeseries: pa.Table | None
+    summary: dict[str, Any]
+
+
+PlotFn = Callable[[RunData], "matplotlib.figure.Figure | None"]
+#: name -> plot function, in registration order
+PLOTS: dict[str, PlotFn] = {}
+
+
+def register(name: str) -> Callable[[PlotFn], PlotFn]:
+    def deco(fn: PlotFn) -> PlotFn:
+        PLOTS[name] = fn
+        return fn
+
+    return deco
+
+
+def load_run(directory: str | os.PathLike[str]) -> RunData:
+    import json
+
+    d = Path(directory)
+    flows_path = d / "flows.parquet"
+    if not d.is_dir():
+        raise PlotError(f"{directory}: no such directory (expected the output of `dcflow run -o DIR`)")
+    if not flows_path.exists():
+        raise PlotError(f"{flows_path}: not found (expected the output of `dcflow run -o DIR`)")
+    try:
+        flows = pq.read_table(flows_path)
+        ts_path = d / "timeseries.parquet"
+        ts = pq.read_table(ts_path) if ts_path.exists() else None
+        s_path = d / "summary.json"
+        summary = json.loads(s_path.read_text()) if s_path.exists() else {}
+    except (OSError, ValueError, pa.ArrowException) as e:
+        raise PlotError(f"{directory}: cannot read outputs: {e}") from None
+    return RunData(d, flows, ts, summary)
+
+
+def plot_dir(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
+             names: list[str] | None = None) -> list[Path]:
+    """Render the registered plots for a run directory; returns the PNG paths."""
+    data = load_run(directory)
+    out_dir = Path(out) if out is not None else data.directory / "plots"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, fn in PLOTS.items():
+        if names is not None and name not in names:
+            continue
+        fig = fn(data)
+        if fig is None:
+            continue
+        path = out_dir / f"{name}.png"
+        try:
+            fig.savefig(path, dpi=120)
+        finally:
+            plt.close(fig)
+        written.append(path)
+    return written
+
+
+# Register the built-in plots (import for side effects).
+from dcflow.plot import cdf as _cdf  # noqa: E402,F401

@@ -1,0 +1,94 @@
+"""Shared helpers: small scenarios and a CLI runner (a real child process,
+so exit codes, stdout and stderr are exactly what a user sees)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: A small, fast scenario: 4 senders -> host 0 through one switch.
+SMALL = """
+name = "small"
+seed = 1
+
+[topology]
+kind = "star"
+hosts = 5
+link_rate = "1Gbps"
+
+[protocol]
+name = "rcp"
+
+[workload]
+pattern = "aggregation"
+flows = 4
+size = { dist = "uniform", min = "2KB", max = "50KB" }
+deadline = { dist = "exponential", mean = "20ms", min = "3ms" }
+"""
+
+MONITOR = """
+[monitor]
+interval = "100us"
+links = ["bottleneck"]
+flows = true
+"""
+
+#: Two explicit flows; tests patch single keys of it to make errors.
+EXPLICIT = """
+name = "explicit"
+seed = 1
+
+[topology]
+kind = "star"
+hosts = 4
+link_rate = "1Gbps"
+
+[protocol]
+name = "tcp"
+
+[workload]
+pattern = "explicit"
+
+[[flows]]
+src = 1
+dst = 0
+size = "20KB"
+start = "0ms"
+
+[[flows]]
+src = 2
+dst = 0
+size = "10KB"
+start = "0ms"
+deadline = "10ms"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "scenario.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    return write(tmp_path, SMALL, "small.toml")
+
+
+@pytest.fixture
+def small_monitored(tmp_path: Path) -> Path:
+    return write(tmp_path, SMALL + MONITOR, "small_monitored.toml")
+
+
+def dcflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m dcflow ARGS...` and capture its output."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "dcflow", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, env=env, timeout=120)

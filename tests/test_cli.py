@@ -1,0 +1,260 @@
+"""The `dcflow` command line: outputs and error behaviour (DESIGN.md "Outputs")."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import EXPLICIT, MONITOR, SMALL, dcflow, write
+from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
+
+FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
+                 "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"]
+TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes"]
+
+
+def test_schemas_match_design():
+    assert FLOWS_SCHEMA.names == FLOWS_COLUMNS
+    assert TIMESERIES_SCHEMA.names == TS_COLUMNS
+    assert len(SUMMARY_KEYS) == 19
+
+
+def test_run_prints_readable_summary(small):
+    r = dcflow("run", small)
+    assert r.returncode == 0, r.stderr
+    for key in ("flows_total", "fct_mean_s", "utilization"):
+        assert key in r.stdout
+    assert r.stderr == ""
+
+
+def test_run_json_is_one_object_with_summary_keys(small):
+    r = dcflow("run", small, "--json")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.strip().splitlines()) == 1
+    summary = json.loads(r.stdout)
+    assert set(summary) >= set(SUMMARY_KEYS)
+    assert summary["flows_total"] == 4
+    assert summary["flows_completed"] + summary["flows_terminated"] <= summary["flows_total"]
+
+
+def test_set_overrides_are_toml_values(small):
+    r = dcflow("run", small, "--json", "--set", "workload.flows=3", "--set", "protocol.name=tcp")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["flows_total"] == 3
+
+
+def test_output_dir_has_the_four_files(small_monitored, tmp_path):
+    out = tmp_path / "out"
+    r = dcflow("run", small_monitored, "-o", out, "--json")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "flows.parquet", "scenario.resolved.toml", "summary.json", "timeseries.parquet"]
+    assert json.loads(r.stdout) == json.loads((out / "summary.json").read_text())
+
+    flows = pq.read_table(out / "flows.parquet")
+    assert flows.schema.names == FLOWS_COLUMNS
+    assert flows.schema.equals(FLOWS_SCHEMA)
+    assert flows.num_rows == 4
+    assert sorted(flows.column("dst").to_pylist()) == [0, 0, 0, 0]  # aggregation into host 0
+    sizes = flows.column("size_bytes").to_pylist()
+    assert all(2_000 <= s <= 50_000 for s in sizes)
+    for row in flows.to_pylist():
+        if row["finish_s"] is not None:
+            assert row["bytes_delivered"] == row["size_bytes"]
+            assert math.isclose(row["fct_s"], row["finish_s"] - row["start_s"], rel_tol=1e-9)
+            assert row["fct_s"] >= row["ideal_fct_s"] * (1 - 1e-9)  # no flow beats its ideal FCT
+        assert row["deadline_s"] is not None  # every flow got a deadline ...
+        assert row["met_deadline"] is not None  # ... so met_deadline is never null
+        if row["met_deadline"]:
+            assert row["finish_s"] is not None and row["finish_s"] <= row["deadline_s"]
+
+    ts = pq.read_table(out / "timeseries.parquet")
+    assert ts.schema.equals(TIMESERIES_SCHEMA)
+    kinds = set(ts.column("series").to_pylist())
+    assert kinds == {"link", "flow"}
+    for row in ts.to_pylist():
+        assert (row["queue_bytes"] is None) == (row["series"] == "flow")
+        assert 0 <= row["throughput_bps"] <= 1e9 * (1 + 1e-9)  # link throughput <= capacity
+
+    resolved = (out / "scenario.resolved.toml").read_text()
+    assert resolved.startswith("# resolved by dcflow ")
+    import tomllib
+    doc = tomllib.loads(resolved)
+    assert doc["topology"]["hosts"] == 5 and "mtu" in doc["topology"]  # defaults filled in
+
+
+def test_no_timeseries_without_monitor(small, tmp_path):
+    out = tmp_path / "out"
+    assert dcflow("run", small, "-o", out).returncode == 0
+    assert not (out / "timeseries.parquet").exists()
+    assert (out / "flows.parquet").exists()
+
+
+def test_resolved_scenario_reruns_identically(small, tmp_path):
+    out = tmp_path / "out"
+    assert dcflow("run", small, "-o", out).returncode == 0
+    again = tmp_path / "again"
+    assert dcflow("run", out / "scenario.resolved.toml", "-o", again).returncode == 0
+    assert (out / "flows.parquet").read_bytes() == (again / "flows.parquet").read_bytes()
+
+
+def test_rerun_replaces_previous_output(small, tmp_path):
+    out = tmp_path / "out"
+    assert dcflow("run", small, "-o", out, "--set", "workload.flows=2").returncode == 0
+    assert dcflow("run", small, "-o", out, "--set", "workload.flows=3").returncode == 0
+    assert pq.read_table(out / "flows.parquet").num_rows == 3
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_refuses_to_replace_a_foreign_directory(small, tmp_path):
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "thesis.tex").write_text("precious")
+    r = dcflow("run", small, "-o", out)
+    assert r.returncode != 0
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error: ")
+    assert (out / "thesis.tex").read_text() == "precious"
+
+
+# ----------------------------------------------------------------- errors
+def _bad(tmp_path: Path, text: str) -> Path:
+    return write(tmp_path, text, "bad.toml")
+
+
+BAD_SCENARIOS = {
+    # name: (scenario text, the key the one-line error starts with, other words it must contain)
+    "unknown key": (SMALL.replace("hosts = 5", "hosts = 5\nhostz = 5"), "topology.hostz", ["hosts"]),
+    "wrong unit": (SMALL.replace('link_rate = "1Gbps"', 'link_rate = "1GB"'),
+                   "topology.link_rate", ["1GB", "Gbps"]),
+    "negative size": (EXPLICIT.replace('size = "20KB"', 'size = "-20KB"'), "flows[0].size", ["-20KB"]),
+    "host out of range": (EXPLICIT.replace("src = 2", "src = 7"), "flows[1].src", ["7"]),
+    "unknown protocol": (SMALL.replace('name = "rcp"', 'name = "nope"'), "protocol.name",
+                         ["nope", "tcp", "rcp", "pfabric"]),
+    "non-monotone cdf": (
+        SMALL.replace('{ dist = "uniform", min = "2KB", max = "50KB" }',
+                      '{ dist = "cdf", file = "sizes.csv" }'),
+        "workload.size.file", ["sizes.csv"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_SCENARIOS))
+def test_bad_scenario_exits_2_with_one_line(case, tmp_path):
+    text, key, needles = BAD_SCENARIOS[case]
+    (tmp_path / "sizes.csv").write_text("size_bytes,p\n1000,0.2\n5000,0.6\n10000,0.4\n20000,1\n")
+    path = _bad(tmp_path, text)
+    out = tmp_path / "out"
+    r = dcflow("run", path, "-o", out)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in r.stderr
+    assert lines[0].startswith(f"error: {key}: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert r.stdout == ""
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "sizes.csv"]
+
+
+@pytest.mark.parametrize("command", ["run", "topo", "validate"])
+def test_missing_scenario_file(command, tmp_path):
+    r = dcflow(command, tmp_path / "nope.toml")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [f"error: {tmp_path / 'nope.toml'}: no such scenario file"]
+
+
+def test_toml_syntax_error_names_the_file(tmp_path):
+    path = _bad(tmp_path, "name = \n")
+    r = dcflow("run", path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}: invalid TOML")
+
+
+@pytest.mark.parametrize("bad", ["workload.flows", "=3", "a..b=1", "a b=1"])
+def test_bad_set_syntax(bad, small, tmp_path):
+    out = tmp_path / "out"
+    r = dcflow("run", small, "-o", out, "--set", bad)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --set"), r.stderr
+    assert not out.exists()
+
+
+def test_set_into_a_value_is_an_error(small):
+    r = dcflow("run", small, "--set", "name.x=1")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "error: name.x: cannot set, name is a value ('small'), not a table"]
+
+
+@pytest.mark.parametrize("override,key", [
+    ("topology.link_rate=fast", "topology.link_rate"),
+    ("workload.flows=0", "workload.flows"),
+    ("workload.receiver=99", "workload.receiver"),
+    ("faults.loss=1.5", "faults.loss"),
+    ('monitor.links=["nope"]', "monitor.links[0]"),
+    ("seed=-1", "seed"),
+])
+def test_bad_set_value_names_the_key(override, key, small, tmp_path):
+    out = tmp_path / "out"
+    r = dcflow("run", small, "-o", out, "--set", override, "--set", 'monitor.interval="1ms"')
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), r.stderr
+    assert not out.exists()
+
+
+def test_usage_error_is_one_line():
+    r = dcflow("run")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error: ")
+
+
+# ----------------------------------------------------------- other commands
+def test_validate_prints_resolved_toml(small):
+    import tomllib
+    r = dcflow("validate", small, "--set", "workload.flows=7")
+    assert r.returncode == 0, r.stderr
+    doc = tomllib.loads(r.stdout)
+    assert doc["workload"]["flows"] == 7
+    assert doc["protocol"]["name"] == "rcp"
+    assert doc["seed"] == 1
+
+
+def test_topo_lists_hosts_and_links(small):
+    r = dcflow("topo", small)
+    assert r.returncode == 0, r.stderr
+    assert "bottleneck" in r.stdout or "h4" in r.stdout or "4" in r.stdout
+
+
+def test_version():
+    import dcflow as pkg
+
+    r = dcflow("version")
+    assert r.returncode == 0
+    assert r.stdout.strip() == pkg.__version__ != ""
+
+
+def test_plot_writes_pngs(small, tmp_path):
+    out = tmp_path / "out"
+    assert dcflow("run", small, "-o", out).returncode == 0
+    r = dcflow("plot", out)
+    assert r.returncode == 0, r.stderr
+    pngs = sorted((out / "plots").glob("*.png"))
+    assert [p.name for p in pngs] == ["fct_cdf.png", "slowdown_cdf.png"]
+    for p in pngs:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert str(p) in r.stdout
+
+
+def test_plot_missing_dir_is_one_line(tmp_path):
+    r = dcflow("plot", tmp_path / "nothing")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error: ")
