@@ -108,6 +108,7 @@ fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
         utilization,
         retransmits: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum(),
         timeouts: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum(),
+        packet_hops: sim.counters.packet_hops,
     };
     let summary = Summary::from_flows(&flows, &stats);
     RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.rows) }

@@ -47,6 +47,7 @@ pub struct Port {
 pub struct Counters {
     pub packets_sent: u64,
     pub packets_dropped: u64,
+    pub packet_hops: u64,
 }
 
 pub struct Sim {
@@ -258,6 +259,7 @@ impl Sim {
         let done = self.now + self.topo.links[link as usize].rate.tx_time(Bytes(wire));
         port.busy_until = done;
         port.tx_bytes += wire;
+        self.counters.packet_hops += 1;
         if port.loss > 0.0 && self.loss_rng.random::<f64>() < port.loss {
             self.drop_packet(idx);
             return;

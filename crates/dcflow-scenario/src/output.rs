@@ -54,6 +54,8 @@ pub struct RunStats {
     pub utilization: f64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Packet transmissions over links (one per packet per hop).
+    pub packet_hops: u64,
 }
 
 /// DESIGN.md's summary keys, in its order.
@@ -84,6 +86,8 @@ pub struct Summary {
     /// retransmission timeouts they took (the incast signature).
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Packet transmissions over links: the engine's unit of work (benchmarks).
+    pub packet_hops: u64,
 }
 
 pub struct RunOutput {
@@ -140,6 +144,7 @@ impl Summary {
             utilization: stats.utilization,
             retransmits: stats.retransmits,
             timeouts: stats.timeouts,
+            packet_hops: stats.packet_hops,
         }
     }
 }
