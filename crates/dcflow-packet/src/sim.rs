@@ -63,10 +63,6 @@ pub struct Sim {
     loss_rng: RngStream,
     /// Flows without an outcome yet.
     pub open_flows: usize,
-    /// Flows are sorted by start time (the workload's ids are in start order),
-    /// so arrivals are merged in from this cursor instead of sitting in the
-    /// event queue: a run with 10^6 flows keeps a heap of in-flight events only.
-    next_start: usize,
 }
 
 impl Sim {
@@ -85,14 +81,16 @@ impl Sim {
                 }
             })
             .collect();
-        let events = EventQueue::with_capacity(4096);
+        let mut events = EventQueue::with_capacity(4096);
+        if let Some(first) = flows.first() {
+            events.push(first.spec.start, Event::FlowStart(first.spec.id));
+        }
         Sim {
             now: Time::ZERO,
             events,
             packets: PacketArena::default(),
             ports,
             open_flows: flows.len(),
-            next_start: 0,
             flows,
             topo,
             protocol: protocol.clone(),
@@ -110,7 +108,7 @@ impl Sim {
 
     /// Run until nothing is left to do or simulated time passes `stop`.
     pub fn run(&mut self, stop: Option<Time>) {
-        while let Some((t, ev)) = self.next_event() {
+        while let Some((t, ev)) = self.events.pop() {
             if stop.is_some_and(|s| t > s) {
                 break;
             }
@@ -125,20 +123,13 @@ impl Sim {
         }
     }
 
-    /// The earliest of the next flow start and the queue's head; a flow start
-    /// goes first on a tie, as if it had been scheduled before everything else.
-    fn next_event(&mut self) -> Option<(Time, Event)> {
-        if let Some(flow) = self.flows.get(self.next_start) {
-            if self.events.peek_time().is_none_or(|t| flow.spec.start <= t) {
-                self.next_start += 1;
-                self.events.count_external();
-                return Some((flow.spec.start, Event::FlowStart(flow.spec.id)));
-            }
-        }
-        self.events.pop()
-    }
-
+    /// Flows are sorted by start time (workload ids are in start order), so
+    /// each start schedules the next: a run with 10^6 flows keeps only
+    /// in-flight events queued.
     fn start_flow(&mut self, f: FlowId) {
+        if let Some(next) = self.flows.get(f as usize + 1) {
+            self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
+        }
         let flow = &mut self.flows[f as usize];
         flow.sender = Some(self.protocol.sender(flow.info));
         self.drive_sender(f);
