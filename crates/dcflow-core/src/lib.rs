@@ -2,6 +2,7 @@
 //! It knows nothing about protocols or topologies and never depends on pyo3.
 
 pub mod error;
+pub mod hold;
 pub mod queue;
 pub mod rng;
 pub mod units;

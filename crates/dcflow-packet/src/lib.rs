@@ -30,7 +30,12 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
             // Per-flow ECMP hash, salted by the seed (DESIGN.md rule 5).
             let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
             let fwd = routes.path(spec.src, spec.dst, hash);
-            let rev = routes.path(spec.dst, spec.src, hash);
+            let rev = if scenario.protocol.symmetric_paths() {
+                // ACKs retrace the data path (PDQ's reverse-path acceptance).
+                fwd.iter().rev().map(|&l| topo.reverse(l)).collect()
+            } else {
+                routes.path(spec.dst, spec.src, hash)
+            };
             let info = FlowInfo {
                 id: spec.id,
                 size: spec.size,
@@ -42,13 +47,16 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
                 switch_hops: (fwd.len() - 1) as u8,
             };
             let ideal = ideal_fct(&topo, &fwd, spec.size.0, mss);
+            let mut receiver = Receiver::new(info);
+            // The receiver's own access link bounds what it can take (PDQ §3.2).
+            receiver.set_max_rx_rate(topo.links[rev[0] as usize].rate);
             FlowState {
                 spec,
                 fwd,
                 rev,
                 info,
                 sender: None,
-                receiver: Receiver::new(info),
+                receiver,
                 timer_at: None,
                 finish: None,
                 terminated: false,

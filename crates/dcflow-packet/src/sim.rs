@@ -73,7 +73,7 @@ impl Sim {
                 let at_switch = topo.forwards(link.from);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: if at_switch { protocol.port_agent(link.rate) } else { PortAgent::Forward },
+                    agent: if at_switch { protocol.port_agent_at(l as LinkId, link.rate) } else { PortAgent::Forward },
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -200,8 +200,18 @@ impl Sim {
     }
 
     fn enqueue(&mut self, link: LinkId, idx: u32) {
-        let port = &mut self.ports[link as usize];
         let pkt = self.packets.get_mut(idx);
+        if pkt.reverse && pkt.hop > 0 {
+            // A reverse packet entering a switch also passes the switch's port
+            // its flow's data leaves by: the pair of the link it arrived on
+            // (PDQ's Algorithm 3 updates that port's flow list).
+            let arrived_on = self.flows[pkt.flow as usize].rev[pkt.hop as usize - 1];
+            let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
+            if paired.agent.wants_reverse() {
+                paired.agent.on_reverse_packet(self.now, pkt);
+            }
+        }
+        let port = &mut self.ports[link as usize];
         if !matches!(port.agent, PortAgent::Forward) {
             let view = PortView {
                 rate: self.topo.links[link as usize].rate,

@@ -26,6 +26,8 @@ pub enum PortAgent {
     Forward,
     /// D3 / RCP_dc explicit rate allocation (D3 §4.3 Snippet 1, §4.4).
     Rate(RateAllocator),
+    /// PDQ's flow and rate controllers (PDQ §3.3, Algorithms 1-3).
+    Pdq(crate::pdq::PdqSwitch),
 }
 
 impl PortAgent {
@@ -35,6 +37,25 @@ impl PortAgent {
         match self {
             PortAgent::Forward => {}
             PortAgent::Rate(a) => a.on_packet(now, port, hop, pkt),
+            PortAgent::Pdq(a) => a.on_packet(now, port, pkt),
+        }
+    }
+
+    /// Whether the agent wants [`PortAgent::on_reverse_packet`] calls.
+    #[inline]
+    pub fn wants_reverse(&self) -> bool {
+        matches!(self, PortAgent::Pdq(_))
+    }
+
+    /// A reverse packet (ACK) of a flow whose forward packets leave through
+    /// this port, as it passes this port's switch on its way back (the engine
+    /// calls it at the switch the ACK enters, for the port paired with the link
+    /// the ACK arrived on). PDQ's Algorithm 3 runs here: it must update the
+    /// state of the port the flow's data uses, not of the port the ACK leaves by.
+    #[inline]
+    pub fn on_reverse_packet(&mut self, _now: Time, pkt: &mut Packet) {
+        if let PortAgent::Pdq(a) = self {
+            a.on_reverse_packet(pkt);
         }
     }
 }

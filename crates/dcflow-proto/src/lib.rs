@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod endpoint;
 pub mod packet;
+pub mod pdq;
 pub mod pfabric;
 pub mod rate;
 pub mod rate_alloc;
@@ -23,4 +24,5 @@ pub use agent::{PortAgent, PortView};
 pub use rate_alloc::{AllocatorConfig, RateAllocator};
 pub use pfabric::{PfabricConfig, PfabricSender};
 pub use rate::{ExplicitRateConfig, RateSender};
+pub use pdq::{PdqConfig, PdqHeader, PdqSender, PdqSwitch};
 pub use transport::{ProtocolConfig, QueueNeed, Sender};

@@ -41,6 +41,8 @@ pub enum Sched {
     None,
     /// Explicit-rate request/feedback of D3 / RCP_dc (D3 §4.3, §5, Fig. 6).
     Rate(RateHeader),
+    /// PDQ's scheduling header (PDQ §3.1, footnote 11).
+    Pdq(crate::pdq::PdqHeader),
 }
 
 /// D3's congestion header (D3 §5, Fig. 6). Rates are in bits per second.

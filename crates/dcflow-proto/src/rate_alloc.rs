@@ -198,7 +198,7 @@ mod tests {
     fn alloc_of(p: &Packet) -> u64 {
         match p.sched {
             Sched::Rate(h) => h.alloc[0],
-            Sched::None => unreachable!(),
+            _ => unreachable!(),
         }
     }
 

@@ -22,6 +22,10 @@ pub struct Receiver {
     outbox: VecDeque<Packet>,
     delivered: bool,
     events: VecDeque<FlowEvent>,
+    /// The most this receiver can take (bps): PDQ §3.2, "the PDQ receiver
+    /// reduces R_H if it exceeds the maximal rate that receiver can process
+    /// and receive". Defaults to the flow's line rate.
+    max_rx_rate: u64,
 }
 
 impl Receiver {
@@ -33,7 +37,13 @@ impl Receiver {
             outbox: VecDeque::new(),
             delivered: false,
             events: VecDeque::new(),
+            max_rx_rate: info.line_rate.0,
         }
+    }
+
+    /// Cap the explicit rates this receiver echoes (PDQ §3.2) at `rate`.
+    pub fn set_max_rx_rate(&mut self, rate: dcflow_core::Rate) {
+        self.max_rx_rate = rate.0;
     }
 
     /// Bytes received in order so far.
@@ -71,6 +81,9 @@ impl Receiver {
         ack.retransmit = pkt.retransmit;
         ack.prio = pkt.prio;
         ack.sched = pkt.sched;
+        if let crate::packet::Sched::Pdq(h) = &mut ack.sched {
+            h.rate = h.rate.min(self.max_rx_rate);
+        }
         ack
     }
 }

@@ -26,6 +26,53 @@ pub enum ProtocolConfig {
     D3(ExplicitRateConfig),
     /// pFabric (Alizadeh et al., SIGCOMM'13).
     Pfabric(PfabricConfig),
+    /// PDQ (Hong et al., SIGCOMM'12), variants basic / es / es_et / full.
+    Pdq(crate::pdq::PdqConfig),
+    /// Fluid-only ideal disciplines (dcflow-fluid; see [`Discipline`]).
+    Fair(IdealConfig),
+    Srpt(IdealConfig),
+    Sjf(IdealConfig),
+    Edf(IdealConfig),
+    Fifo(IdealConfig),
+    Reservation(IdealConfig),
+    Optimal(IdealConfig),
+    S3(IdealConfig),
+    Merp(IdealConfig),
+}
+
+/// The ideal scheduling disciplines of the flow-level engine: a centralized
+/// scheduler with zero delay and no header overhead (PDQ §3 "Centralized
+/// Algorithm"). They have no packet-level sender, so they run only with
+/// `engine = "fluid"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discipline {
+    /// Max-min fair sharing (processor sharing on one link).
+    Fair,
+    /// Shortest remaining processing time first.
+    Srpt,
+    /// Shortest (original) job first.
+    Sjf,
+    /// Earliest deadline first; flows without a deadline last.
+    Edf,
+    /// First come, first served.
+    Fifo,
+    /// D3 §3's idealized rate reservation in arrival order.
+    Reservation,
+    /// PDQ §5.2.1's omniscient scheduler: EDF plus Moore–Hodgson.
+    Optimal,
+    /// S3's FILTER + SLACK order (S3 Alg. 1-2).
+    S3,
+    /// MERP's virtual-deadline order (MERP Alg. 2).
+    Merp,
+}
+
+/// Options of every ideal discipline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdealConfig {
+    /// Drop a deadline flow as soon as it cannot meet its deadline even at
+    /// its line rate (PDQ §3.2 "Early Termination"). Default false.
+    pub early_termination: bool,
 }
 
 impl Default for ProtocolConfig {
@@ -50,7 +97,33 @@ impl ProtocolConfig {
             ProtocolConfig::Rcp(_) => "rcp",
             ProtocolConfig::D3(_) => "d3",
             ProtocolConfig::Pfabric(_) => "pfabric",
+            ProtocolConfig::Pdq(_) => "pdq",
+            ProtocolConfig::Fair(_) => "fair",
+            ProtocolConfig::Srpt(_) => "srpt",
+            ProtocolConfig::Sjf(_) => "sjf",
+            ProtocolConfig::Edf(_) => "edf",
+            ProtocolConfig::Fifo(_) => "fifo",
+            ProtocolConfig::Reservation(_) => "reservation",
+            ProtocolConfig::Optimal(_) => "optimal",
+            ProtocolConfig::S3(_) => "s3",
+            ProtocolConfig::Merp(_) => "merp",
         }
+    }
+
+    /// The ideal discipline this protocol section selects, if it is one.
+    pub fn discipline(&self) -> Option<(Discipline, &IdealConfig)> {
+        Some(match self {
+            ProtocolConfig::Fair(c) => (Discipline::Fair, c),
+            ProtocolConfig::Srpt(c) => (Discipline::Srpt, c),
+            ProtocolConfig::Sjf(c) => (Discipline::Sjf, c),
+            ProtocolConfig::Edf(c) => (Discipline::Edf, c),
+            ProtocolConfig::Fifo(c) => (Discipline::Fifo, c),
+            ProtocolConfig::Reservation(c) => (Discipline::Reservation, c),
+            ProtocolConfig::Optimal(c) => (Discipline::Optimal, c),
+            ProtocolConfig::S3(c) => (Discipline::S3, c),
+            ProtocolConfig::Merp(c) => (Discipline::Merp, c),
+            _ => return None,
+        })
     }
 
     /// Checks that serde cannot express; keys are relative to `[protocol]`.
@@ -60,6 +133,9 @@ impl ProtocolConfig {
             ProtocolConfig::Dctcp(c) => c.validate(),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
             ProtocolConfig::Pfabric(c) => c.validate(),
+            ProtocolConfig::Pdq(c) => c.validate(),
+            // Ideal disciplines: a flag, nothing to check.
+            _ => Ok(()),
         }
     }
 
@@ -67,7 +143,7 @@ impl ProtocolConfig {
         match self {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
             ProtocolConfig::Dctcp(_) => QueueNeed::Ecn,
-            ProtocolConfig::Tcp(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) => QueueNeed::DropTail,
+            _ => QueueNeed::DropTail,
         }
     }
 
@@ -78,16 +154,34 @@ impl ProtocolConfig {
             ProtocolConfig::Rcp(c) => Sender::Rate(RateSender::new(info, c, false)),
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),
+            ProtocolConfig::Pdq(c) => Sender::Pdq(crate::pdq::PdqSender::new(info, c)),
+            _ => panic!("`{}` is a fluid-only discipline: the scenario check rejects it with engine = \"packet\"", self.name()),
         }
+    }
+
+    /// The agent for the switch output port of link `link_id` with rate
+    /// `link`. PDQ derives its globally unique switch id from the link id.
+    pub fn port_agent_at(&self, link_id: u32, link: Rate) -> PortAgent {
+        match self {
+            ProtocolConfig::Pdq(c) => PortAgent::Pdq(crate::pdq::PdqSwitch::new(c, link_id, link)),
+            _ => self.port_agent(link),
+        }
+    }
+
+    /// Whether ACKs must retrace the data path link by link: PDQ's switches
+    /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3).
+    pub fn symmetric_paths(&self) -> bool {
+        matches!(self, ProtocolConfig::Pdq(_))
     }
 
     /// The agent for a switch output port of rate `link`.
     pub fn port_agent(&self, link: Rate) -> PortAgent {
         match self {
+            ProtocolConfig::Pdq(_) => panic!("PDQ switches need their link id: use port_agent_at"),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
                 PortAgent::Rate(RateAllocator::new(c.allocator(), link))
             }
-            ProtocolConfig::Tcp(_) | ProtocolConfig::Dctcp(_) | ProtocolConfig::Pfabric(_) => PortAgent::Forward,
+            _ => PortAgent::Forward,
         }
     }
 }
@@ -97,6 +191,7 @@ pub enum Sender {
     Tcp(TcpSender),
     Rate(RateSender),
     Pfabric(PfabricSender),
+    Pdq(crate::pdq::PdqSender),
 }
 
 macro_rules! each_sender {
@@ -105,6 +200,7 @@ macro_rules! each_sender {
             Sender::Tcp($s) => $e,
             Sender::Rate($s) => $e,
             Sender::Pfabric($s) => $e,
+            Sender::Pdq($s) => $e,
         }
     };
 }
@@ -119,6 +215,7 @@ impl Sender {
             Sender::Tcp(s) => s.timeouts(),
             Sender::Pfabric(s) => s.timeouts(),
             Sender::Rate(s) => s.timeouts(),
+            Sender::Pdq(s) => s.timeouts(),
         }
     }
 }

@@ -81,10 +81,18 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
     Ok(columns!(py, rows, time_s, series, name, throughput_bps, queue_bytes))
 }
 
+/// Events per second of the event queue alone (the hold benchmark): the
+/// same-run baseline for `make bench`.
+#[pyfunction]
+fn bench_event_queue(py: Python<'_>, pending: u32, steps: u64) -> f64 {
+    py.detach(|| dcflow_core::hold::hold(pending, steps).events_per_s)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(topo, m)?)?;

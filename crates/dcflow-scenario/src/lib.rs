@@ -57,6 +57,39 @@ pub struct FaultsConfig {
     pub links: Vec<String>,
 }
 
+/// `[fluid]`: parameters of the flow-level engine's protocol models (rcp, d3),
+/// after PDQ §5.5: "an iterative approach to find the equilibrium flow sending
+/// rates with a time scale of 1 ms ... [which] also considers protocol
+/// inefficiencies like flow initialization time and packet header overhead".
+/// The ideal disciplines (fair, srpt, ...) ignore this section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FluidConfig {
+    /// Period at which the models re-evaluate rates whose inputs drift with
+    /// time (D3's desired rate = remaining / time left). Default "1ms" (PDQ §5.5).
+    pub equilibrium_interval: Dur,
+    /// Header bytes per data packet; the payload per packet is `topology.mtu`
+    /// minus this. Default 40 (40 B per 1460 B payload at mtu 1500).
+    pub header_bytes: u32,
+    /// Extra bytes on the one packet per RTT that carries a D3/RCP rate
+    /// request (D3 §5: 22). Default 22.
+    pub rate_request_bytes: u32,
+    /// Round trips before a new flow's first data: the SYN handshake. Default 1.
+    pub handshake_rtts: u32,
+}
+
+impl Default for FluidConfig {
+    fn default() -> Self {
+        FluidConfig { equilibrium_interval: Dur::ms(1), header_bytes: 40, rate_request_bytes: 22, handshake_rtts: 1 }
+    }
+}
+
+/// Protocols the packet engine cannot run but the fluid engine can, besides
+/// the ideal disciplines: the flow-level models.
+pub const FLUID_MODELS: &[&str] = &["rcp", "d3"];
+/// Every `protocol.name` the fluid engine accepts.
+pub const FLUID_PROTOCOLS: &str = "fair, srpt, sjf, edf, fifo, reservation, optimal, s3, merp, rcp, d3";
+
 fn default_name() -> String {
     "scenario".into()
 }
@@ -88,6 +121,8 @@ pub struct Scenario {
     pub monitor: Option<MonitorConfig>,
     #[serde(default)]
     pub faults: FaultsConfig,
+    #[serde(default)]
+    pub fluid: FluidConfig,
 }
 
 /// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
@@ -141,12 +176,7 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.engine == Engine::Fluid {
-            return Err(ConfigError::new(
-                "engine",
-                "the flow-level engine is not built yet; allowed values: \"packet\"",
-            ));
-        }
+        self.check_engine_runs_protocol()?;
         if let Some(stop) = self.stop {
             dcflow_core::ensure(stop > Dur::ZERO, "stop", "must be a positive time like \"2s\"")?;
         }
@@ -169,6 +199,30 @@ impl Scenario {
             Self::check_link(&topo, name, &format!("faults.links[{i}]"))?;
         }
         Ok(())
+    }
+
+    /// Ideal disciplines are fluid-only; packet-level transports (tcp, dctcp,
+    /// pfabric) are packet-only; rcp and d3 run on both.
+    fn check_engine_runs_protocol(&self) -> Result<(), ConfigError> {
+        let name = self.protocol.name();
+        match self.engine {
+            Engine::Packet if self.protocol.discipline().is_some() => Err(ConfigError::new(
+                "protocol.name",
+                format!("{name:?} is an ideal discipline of the flow-level engine; set engine = \"fluid\""),
+            )),
+            Engine::Fluid if self.protocol.discipline().is_none() && !FLUID_MODELS.contains(&name) => {
+                Err(ConfigError::new(
+                    "engine",
+                    format!("the fluid engine does not model {name:?}; with engine = \"fluid\", protocol.name is one of: {FLUID_PROTOCOLS}"),
+                ))
+            }
+            Engine::Fluid => {
+                let f = &self.fluid;
+                dcflow_core::ensure(f.equilibrium_interval > Dur::ZERO, "fluid.equilibrium_interval", "must be a positive time (PDQ §5.5: \"1ms\")")?;
+                dcflow_core::ensure(f.header_bytes < self.topology.mtu, "fluid.header_bytes", "must be smaller than topology.mtu (default 40)")
+            }
+            Engine::Packet => Ok(()),
+        }
     }
 
     fn check_link(topo: &Topology, name: &str, key: &str) -> Result<(), ConfigError> {

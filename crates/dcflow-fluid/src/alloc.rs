@@ -1,0 +1,153 @@
+//! Rate allocation over one connected component of flows and links: max-min
+//! fair progressive filling, and PDQ §3's centralized algorithm over a
+//! priority order. Both write into `rate[f]` and consume `residual[l]`, the
+//! capacity each link still has (the caller sets it for the component's links).
+
+use dcflow_core::LinkId;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// A link's current fair level, in a min-heap; entries whose `version` is
+/// older than the link's are stale (lazy invalidation).
+struct Level {
+    share: f64,
+    link: LinkId,
+    version: u32,
+}
+impl PartialEq for Level {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Level {}
+impl PartialOrd for Level {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Level {
+    /// Reversed: the max-heap pops the lowest share, then the lowest link id.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.share.total_cmp(&self.share).then(o.link.cmp(&self.link))
+    }
+}
+
+/// Scratch space for progressive filling, reused across recomputations.
+pub struct MaxMin {
+    unfrozen: Vec<u32>,
+    version: Vec<u32>,
+    frozen_epoch: Vec<u32>,
+    epoch: u32,
+    heap: BinaryHeap<Level>,
+    capped: Vec<(f64, u32)>,
+}
+
+impl MaxMin {
+    pub fn new(links: usize, flows: usize) -> MaxMin {
+        MaxMin {
+            unfrozen: vec![0; links],
+            version: vec![0; links],
+            frozen_epoch: vec![0; flows],
+            epoch: 0,
+            heap: BinaryHeap::new(),
+            capped: Vec::new(),
+        }
+    }
+
+    /// Max-min fair rates for `flows` (every flow on each of `links` must be
+    /// among them) by progressive filling: raise all rates together; when a
+    /// link fills (or a flow reaches its cap `cap(f)`), freeze its flows at
+    /// the level reached and go on with the rest. Each step takes the link
+    /// with the lowest level residual / unfrozen flows, so the cost is
+    /// O((flows x path + links) log links).
+    pub fn fill<'a>(
+        &mut self,
+        flows: &[u32],
+        links: &[LinkId],
+        link_flows: &[Vec<u32>],
+        path: impl Fn(u32) -> &'a [LinkId],
+        cap: impl Fn(u32) -> f64,
+        residual: &mut [f64],
+        rate: &mut [f64],
+    ) {
+        self.epoch = self.epoch.wrapping_add(1);
+        let epoch = self.epoch;
+        self.heap.clear();
+        self.capped.clear();
+        for &l in links {
+            let n = link_flows[l as usize].len() as u32;
+            self.unfrozen[l as usize] = n;
+            self.version[l as usize] += 1;
+            if n > 0 {
+                self.push(l, residual);
+            }
+        }
+        for &f in flows {
+            let c = cap(f);
+            if c.is_finite() {
+                self.capped.push((c, f));
+            }
+        }
+        self.capped.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        loop {
+            while self.heap.peek().is_some_and(|t| t.version != self.version[t.link as usize]) {
+                self.heap.pop();
+            }
+            while self.capped.last().is_some_and(|&(_, f)| self.frozen_epoch[f as usize] == epoch) {
+                self.capped.pop();
+            }
+            let link_level = self.heap.peek().map(|t| t.share);
+            let cap_level = self.capped.last().map(|c| c.0);
+            match (link_level, cap_level) {
+                (None, None) => break,
+                (Some(s), c) if c.is_none_or(|c| s <= c) => {
+                    let l = self.heap.pop().expect("peeked").link;
+                    for &f in &link_flows[l as usize] {
+                        if self.frozen_epoch[f as usize] != epoch {
+                            self.freeze(f, s, path(f), residual, rate);
+                        }
+                    }
+                }
+                (_, Some(c)) => {
+                    let (_, f) = self.capped.pop().expect("peeked");
+                    self.freeze(f, c, path(f), residual, rate);
+                }
+                (Some(_), None) => unreachable!("the guarded arm takes a link level without caps"),
+            }
+        }
+    }
+
+    fn push(&mut self, l: LinkId, residual: &[f64]) {
+        let share = (residual[l as usize] / self.unfrozen[l as usize] as f64).max(0.0);
+        self.heap.push(Level { share, link: l, version: self.version[l as usize] });
+    }
+
+    fn freeze(&mut self, f: u32, r: f64, path: &[LinkId], residual: &mut [f64], rate: &mut [f64]) {
+        self.frozen_epoch[f as usize] = self.epoch;
+        rate[f as usize] = r;
+        for &m in path {
+            let m = m as usize;
+            residual[m] -= r;
+            self.unfrozen[m] -= 1;
+            self.version[m] += 1;
+            if self.unfrozen[m] > 0 {
+                self.push(m as LinkId, residual);
+            }
+        }
+    }
+}
+
+/// PDQ §3's centralized algorithm: "for each flow i, in increasing order of
+/// T_i ... send flow i with rate R_i^sch = min_{e in P_i}(R_i^max, B_e);
+/// B_e <- B_e - R_i^sch". `order` is the priority order; R^max is implied by
+/// the path's links (the NIC is the first link, the receiver the last).
+pub fn greedy<'a>(order: &[u32], path: impl Fn(u32) -> &'a [LinkId], residual: &mut [f64], rate: &mut [f64]) {
+    for &f in order {
+        let p = path(f);
+        let r = p.iter().map(|&l| residual[l as usize]).fold(f64::INFINITY, f64::min).max(0.0);
+        rate[f as usize] = r;
+        for &l in p {
+            residual[l as usize] -= r;
+        }
+    }
+}

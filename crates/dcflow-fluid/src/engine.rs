@@ -1,0 +1,435 @@
+//! The fluid event loop. Rates are constant between events and recomputed
+//! on arrivals, completions, terminations and model ticks — but only over
+//! the connected component of links and active flows that the event touches
+//! (flows elsewhere cannot change rate under any of the allocations, which
+//! are all computed link by link). Flows that become ready at the same
+//! instant, and events at the same instant, are handled as one batch with
+//! one recomputation. Completions and early terminations are events in a
+//! heap, invalidated lazily by a per-flow generation number.
+
+use crate::alloc::{greedy, MaxMin};
+use crate::flows::{Flows, Phase};
+use crate::model::{hopeless_at, Allocation, FlowModel};
+use crate::monitor::Monitor;
+use crate::priority;
+use crate::agenda::Agenda;
+use dcflow_core::{LinkId, Time};
+use dcflow_net::Topology;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Flow `0` sends its last bit, if its generation is still `1`.
+    Complete(u32, u32),
+    /// Flow `0` can no longer meet its deadline, if its generation is still `1`.
+    Hopeless(u32, u32),
+    /// Model tick: re-evaluate every active flow (D3's re-requests).
+    Tick,
+    /// Monitor sample.
+    Sample,
+}
+
+/// Run counters: the summary's `events` is their sum.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Counters {
+    pub arrivals: u64,
+    pub completions: u64,
+    pub terminations: u64,
+    pub recomputations: u64,
+}
+
+pub struct Engine {
+    pub flows: Flows,
+    model: FlowModel,
+    allocation: Allocation,
+    early_termination: bool,
+    capacity: Vec<f64>,
+    /// Active flows on each link, and each (flow, hop)'s index in that list.
+    link_flows: Vec<Vec<u32>>,
+    slot: Vec<Vec<u32>>,
+    /// Rate reserved by each flow (`reservation` / D3), and per link.
+    reserved: Vec<f64>,
+    link_reserved: Vec<f64>,
+    virtual_deadline: Vec<f64>,
+    pub events: Agenda<Event>,
+    ready_order: Vec<u32>,
+    next_ready: usize,
+    pub now: Time,
+    pub active: usize,
+    pub counters: Counters,
+    pub monitor: Option<Monitor>,
+    /// Bits sent on each watched link up to `meter_at`, and its current load.
+    meter_bits: Vec<f64>,
+    meter_load: Vec<f64>,
+    meter_at: Vec<Time>,
+    watched: Vec<bool>,
+    // Scratch, reused by every recomputation.
+    fill: MaxMin,
+    residual: Vec<f64>,
+    new_rate: Vec<f64>,
+    seen_link: Vec<u32>,
+    seen_flow: Vec<u32>,
+    stamp: u32,
+    component: Vec<u32>,
+    component_links: Vec<LinkId>,
+    dropped: Vec<u32>,
+}
+
+impl Engine {
+    pub fn new(topo: &Topology, flows: Flows, model: FlowModel, watched_links: &[LinkId]) -> Engine {
+        let (n, l) = (flows.len(), topo.links.len());
+        let mut ready_order: Vec<u32> = (0..n as u32).collect();
+        ready_order.sort_by_key(|&f| (flows.ready_at[f as usize], f));
+        let slot = (0..n as u32).map(|f| vec![0; flows.path(f).len()]).collect();
+        let mut watched = vec![false; l];
+        for &w in watched_links {
+            watched[w as usize] = true;
+        }
+        Engine {
+            allocation: model.allocation(),
+            early_termination: model.early_termination(),
+            model,
+            capacity: topo.links.iter().map(|k| k.rate.as_bps_f64()).collect(),
+            link_flows: vec![Vec::new(); l],
+            slot,
+            reserved: vec![0.0; n],
+            link_reserved: vec![0.0; l],
+            virtual_deadline: vec![0.0; n],
+            events: Agenda::new(),
+            ready_order,
+            next_ready: 0,
+            now: Time::ZERO,
+            active: 0,
+            counters: Counters::default(),
+            monitor: None,
+            meter_bits: vec![0.0; l],
+            meter_load: vec![0.0; l],
+            meter_at: vec![Time::ZERO; l],
+            watched,
+            fill: MaxMin::new(l, n),
+            residual: vec![0.0; l],
+            new_rate: vec![0.0; n],
+            seen_link: vec![0; l],
+            seen_flow: vec![0; n],
+            stamp: 0,
+            component: Vec::new(),
+            component_links: Vec::new(),
+            dropped: Vec::new(),
+            flows,
+        }
+    }
+
+    /// Whether anything is left to happen.
+    pub fn busy(&self) -> bool {
+        self.active > 0 || self.next_ready < self.ready_order.len()
+    }
+
+    /// Run until every flow is done or `stop`.
+    pub fn run(&mut self, stop: Option<Time>) {
+        if let Some(t) = self.model.tick() {
+            self.events.push(Time::ZERO + t, Event::Tick);
+        }
+        let mut touched: Vec<u32> = Vec::new();
+        // Ticks and samples after the last flow are not worth waiting for.
+        while self.busy() {
+            let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);
+            let Some(t) = [ready, self.events.peek_time()].into_iter().flatten().min() else { break };
+            if stop.is_some_and(|s| t > s) {
+                self.now = stop.expect("checked");
+                break;
+            }
+            self.now = t;
+            touched.clear();
+            let mut full = false;
+            while let Some(&f) = self.ready_order.get(self.next_ready) {
+                if self.flows.ready_at[f as usize] != t {
+                    break;
+                }
+                self.next_ready += 1;
+                self.activate(f);
+                touched.push(f);
+            }
+            let arrivals = !touched.is_empty();
+            while self.events.peek_time() == Some(t) {
+                let (_, ev) = self.events.pop().expect("peeked");
+                match ev {
+                    Event::Complete(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
+                        self.leave(f, Phase::Finished);
+                        touched.push(f);
+                    }
+                    Event::Hopeless(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
+                        self.leave(f, Phase::Terminated);
+                        touched.push(f);
+                    }
+                    Event::Tick => {
+                        full = true;
+                        if self.busy() {
+                            self.events.push(t + self.model.tick().expect("ticking model"), Event::Tick);
+                        }
+                    }
+                    Event::Sample => {
+                        if let Some(mut m) = self.monitor.take() {
+                            m.sample(self);
+                            self.events.push(t + m.interval(), Event::Sample);
+                            self.monitor = Some(m);
+                        }
+                    }
+                    Event::Complete(..) | Event::Hopeless(..) => {} // stale
+                }
+            }
+            if !touched.is_empty() || full {
+                self.recompute(&touched, full, arrivals);
+            }
+        }
+    }
+
+    fn is_active(&self, f: u32) -> bool {
+        self.flows.phase[f as usize] == Phase::Active
+    }
+
+    fn activate(&mut self, f: u32) {
+        let i = f as usize;
+        self.counters.arrivals += 1;
+        self.active += 1;
+        self.flows.phase[i] = Phase::Active;
+        self.flows.since[i] = self.now;
+        // No rate yet: any rate the recomputation assigns counts as a change.
+        self.flows.rate[i] = f64::NAN;
+        for (hop, &l) in self.flows.path(f).iter().enumerate() {
+            self.slot[i][hop] = self.link_flows[l as usize].len() as u32;
+            self.link_flows[l as usize].push(f);
+        }
+        if self.allocation == (Allocation::Reserve { rerequest: false }) {
+            self.reserve_at_arrival(f);
+        }
+    }
+
+    /// D3 §3's idealized reservation: at arrival a deadline flow reserves
+    /// r = s/d if every link on its path still has r unreserved.
+    fn reserve_at_arrival(&mut self, f: u32) {
+        let i = f as usize;
+        let Some(deadline) = self.flows.deadline[i] else { return };
+        let left = (deadline.0.saturating_sub(self.now.0)) as f64 * 1e-12;
+        let r = self.flows.work[i] / left;
+        let path = self.flows.path(f);
+        if left > 0.0 && r <= self.flows.line_rate[i] && path.iter().all(|&l| self.capacity[l as usize] - self.link_reserved[l as usize] >= r * (1.0 - 1e-12)) {
+            self.reserved[i] = r;
+            for &l in path {
+                self.link_reserved[l as usize] += r;
+            }
+        }
+    }
+
+    fn leave(&mut self, f: u32, outcome: Phase) {
+        let i = f as usize;
+        self.flows.advance(f, self.now);
+        self.set_meter(f, 0.0);
+        self.flows.rate[i] = 0.0;
+        self.flows.phase[i] = outcome;
+        self.active -= 1;
+        if outcome == Phase::Finished {
+            self.counters.completions += 1;
+            self.flows.remaining[i] = 0.0;
+            self.flows.finish[i] = Some(self.now + self.flows.delivery_delay[i]);
+        } else {
+            self.counters.terminations += 1;
+        }
+        for hop in 0..self.flows.path(f).len() {
+            let l = self.flows.path(f)[hop] as usize;
+            let at = self.slot[i][hop] as usize;
+            let list = &mut self.link_flows[l];
+            list.swap_remove(at);
+            if let Some(&moved) = list.get(at) {
+                let h = self.flows.path(moved).iter().position(|&m| m as usize == l).expect("on this link");
+                self.slot[moved as usize][h] = at as u32;
+            }
+            self.link_reserved[l] -= self.reserved[i];
+        }
+        self.reserved[i] = 0.0;
+    }
+
+    /// Account a rate change of `f` on the watched links of its path.
+    fn set_meter(&mut self, f: u32, new_rate: f64) {
+        let old = self.flows.rate[f as usize];
+        let old = if old.is_nan() { 0.0 } else { old };
+        for &l in self.flows.path(f) {
+            let l = l as usize;
+            if self.watched[l] {
+                self.meter_bits[l] += self.meter_load[l] * (self.now.0 - self.meter_at[l].0) as f64 * 1e-12;
+                self.meter_at[l] = self.now;
+                self.meter_load[l] += new_rate - old;
+            }
+        }
+    }
+
+    /// Bits sent on watched link `l` up to now.
+    pub fn link_bits(&self, l: LinkId) -> f64 {
+        let l = l as usize;
+        self.meter_bits[l] + self.meter_load[l] * (self.now.0 - self.meter_at[l].0) as f64 * 1e-12
+    }
+
+    /// The component of links and active flows reachable from `seeds`' paths
+    /// (or every active flow when `full`).
+    fn collect_component(&mut self, seeds: &[u32], full: bool) {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.component.clear();
+        self.component_links.clear();
+        let (seen, links) = (&mut self.seen_link, &mut self.component_links);
+        let mut visit = |l: LinkId| {
+            let fresh = seen[l as usize] != stamp;
+            if fresh {
+                seen[l as usize] = stamp;
+                links.push(l);
+            }
+        };
+        if full {
+            (0..self.link_flows.len() as LinkId).filter(|&l| !self.link_flows[l as usize].is_empty()).for_each(&mut visit);
+        } else {
+            seeds.iter().flat_map(|&f| self.flows.path(f)).for_each(|&l| visit(l));
+        }
+        // `component_links` doubles as the BFS queue: visit links in the order found.
+        let mut next = 0;
+        while next < self.component_links.len() {
+            let l = self.component_links[next] as usize;
+            next += 1;
+            for &f in &self.link_flows[l] {
+                if self.seen_flow[f as usize] != stamp {
+                    self.seen_flow[f as usize] = stamp;
+                    self.component.push(f);
+                    for &m in self.flows.path(f) {
+                        if self.seen_link[m as usize] != stamp {
+                            self.seen_link[m as usize] = stamp;
+                            self.component_links.push(m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn recompute(&mut self, seeds: &[u32], full: bool, arrivals: bool) {
+        self.counters.recomputations += 1;
+        self.collect_component(seeds, full);
+        let now = self.now;
+        for &f in &self.component {
+            self.flows.advance(f, now);
+        }
+        for &l in &self.component_links {
+            self.residual[l as usize] = self.capacity[l as usize];
+        }
+        self.dropped.clear();
+        let flows = &self.flows;
+        match self.allocation {
+            Allocation::Fair => self.fill.fill(
+                &self.component,
+                &self.component_links,
+                &self.link_flows,
+                |f| flows.path(f),
+                |_| f64::INFINITY,
+                &mut self.residual,
+                &mut self.new_rate,
+            ),
+            Allocation::Ordered(kind) => {
+                let mut order = std::mem::take(&mut self.component);
+                priority::order(kind, flows, now, &mut order, &mut self.dropped, &mut self.virtual_deadline, arrivals);
+                greedy(&order, |f| flows.path(f), &mut self.residual, &mut self.new_rate);
+                self.component = order;
+            }
+            Allocation::Reserve { rerequest } => {
+                if rerequest {
+                    self.rerequest_reservations();
+                }
+                for &f in &self.component {
+                    for &l in self.flows.path(f) {
+                        self.residual[l as usize] -= self.reserved[f as usize];
+                    }
+                }
+                let (flows, reserved) = (&self.flows, &self.reserved);
+                self.fill.fill(
+                    &self.component,
+                    &self.component_links,
+                    &self.link_flows,
+                    |f| flows.path(f),
+                    |f| (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0),
+                    &mut self.residual,
+                    &mut self.new_rate,
+                );
+                for &f in &self.component {
+                    self.new_rate[f as usize] += self.reserved[f as usize];
+                }
+            }
+        }
+        let mut hopeless = std::mem::take(&mut self.dropped);
+        for k in 0..self.component.len() {
+            let f = self.component[k];
+            self.apply_rate(f, &mut hopeless);
+        }
+        for &f in &hopeless {
+            if self.is_active(f) {
+                self.leave(f, Phase::Terminated);
+            }
+        }
+        if !hopeless.is_empty() {
+            // Their bandwidth goes to the others at once.
+            self.recompute(&hopeless, false, false);
+        }
+        self.dropped = hopeless;
+        self.dropped.clear();
+    }
+
+    /// D3 §4.2-4.3: in arrival order, each deadline flow asks for
+    /// r = remaining / time left and gets it where every link on its path
+    /// still has r unallocated; the others reserve nothing this round.
+    fn rerequest_reservations(&mut self) {
+        let mut by_arrival = self.component.clone();
+        by_arrival.sort_unstable();
+        for &f in &by_arrival {
+            let i = f as usize;
+            for &l in self.flows.path(f) {
+                self.link_reserved[l as usize] -= self.reserved[i];
+            }
+            self.reserved[i] = 0.0;
+            let Some(deadline) = self.flows.deadline[i] else { continue };
+            let left = deadline.0 as f64 * 1e-12 - self.now.as_secs_f64();
+            let want = if left > 0.0 { self.flows.remaining[i] / left } else { f64::INFINITY };
+            let r = want.min(self.flows.line_rate[i]);
+            let path = self.flows.path(f);
+            if path.iter().all(|&l| self.capacity[l as usize] - self.link_reserved[l as usize] >= r) {
+                self.reserved[i] = r;
+                for &l in path {
+                    self.link_reserved[l as usize] += r;
+                }
+            }
+        }
+    }
+
+    /// Install the recomputed rate of `f`; schedule its completion and, under
+    /// early termination, the moment it becomes hopeless.
+    fn apply_rate(&mut self, f: u32, hopeless: &mut Vec<u32>) {
+        let i = f as usize;
+        let r = self.new_rate[i].max(0.0);
+        if r == self.flows.rate[i] {
+            return;
+        }
+        self.set_meter(f, r);
+        self.flows.rate[i] = r;
+        self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
+        let g = self.flows.generation[i];
+        let remaining = self.flows.remaining[i];
+        if r > 0.0 {
+            let ps = (remaining / r * 1e12).round();
+            self.events.push(Time(self.now.0 + ps as u64), Event::Complete(f, g));
+        }
+        if self.early_termination {
+            if let Some(deadline) = self.flows.deadline[i] {
+                if let Some(at) = hopeless_at(remaining, r, self.now, self.flows.line_rate[i], deadline) {
+                    if at.0 <= self.now.0 + 1 {
+                        hopeless.push(f);
+                    } else {
+                        self.events.push(at, Event::Hopeless(f, g));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! PDQ: Preemptive Distributed Quick flow scheduling (Hong, Caesar, Godfrey,
+//! SIGCOMM'12; papers/000_3a9a3bc15e17a2da.txt).
+//!
+//! - [`header`]: the 16-byte scheduling header (footnote 11) as [`PdqHeader`].
+//! - [`sender`]: the PDQ sender of §3.1 (R_S, P_S, D_S, T_S, I_S, RTT_S; SYN /
+//!   TERM; probes every I_S RTTs while paused; Early Termination; the rate
+//!   limiter; loss recovery with [`crate::reliability::SegmentTracker`]).
+//! - The receiver (§3.2) is the shared [`crate::Receiver`]: it copies the
+//!   header into the ACK and caps R_H at its receive rate.
+//! - [`switch`]: the per-output-port flow controller (§3.3.2, Algorithms 1-3,
+//!   Early Start, Dampening, Suppressed Probing), rate controller (§3.3.3) and
+//!   the 2κ flow list with the RCP fallback beyond the hard limit M (§3.3.1).
+//! - [`comparator`]: flow criticality (§3.3 EDF, then SJF on expected
+//!   transmission time, then flow id), pluggable; the sender-side criticality
+//!   keys of §5.6 (random, size estimation every 50 KB) and §7 (aging).
+//!
+//! Variants (§5.1): `basic` (no Early Start, Early Termination or Suppressed
+//! Probing), `es`, `es_et`, `full` (= ES + ET + SP). Fidelity choices are in
+//! docs/fidelity-pdq.md.
+
+pub mod comparator;
+pub mod header;
+pub mod sender;
+pub mod switch;
+
+#[cfg(test)]
+mod tests;
+
+pub use comparator::{Comparator, Criticality};
+pub use header::{PdqHeader, PDQ_HEADER_BYTES};
+pub use sender::PdqSender;
+pub use switch::PdqSwitch;
+
+use dcflow_core::{ensure, Bytes, ConfigError, Dur};
+use serde::{Deserialize, Serialize};
+
+/// PDQ variants of §5.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// PDQ(Basic): none of Early Start, Early Termination, Suppressed Probing.
+    Basic,
+    /// PDQ(ES): Basic + Early Start.
+    Es,
+    /// PDQ(ES+ET): Basic + Early Start + Early Termination.
+    EsEt,
+    /// PDQ(Full): ES + ET + Suppressed Probing.
+    Full,
+}
+
+impl Variant {
+    pub fn early_start(self) -> bool {
+        !matches!(self, Variant::Basic)
+    }
+    pub fn early_termination(self) -> bool {
+        matches!(self, Variant::EsEt | Variant::Full)
+    }
+    pub fn suppressed_probing(self) -> bool {
+        matches!(self, Variant::Full)
+    }
+}
+
+/// `[protocol] name = "pdq"`. Defaults are the paper's values where it gives
+/// one; the rest are documented in docs/fidelity-pdq.md.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PdqConfig {
+    /// §5.1 variant: "basic" | "es" | "es_et" | "full" (default).
+    pub variant: Variant,
+    /// Early Start threshold K (§3.3.2: "we set K = 2"; S3 compares with 1.5).
+    pub early_start_k: f64,
+    /// Suppressed Probing constant X, in RTTs (§3.3.2: "X to 0.2 RTT_avg").
+    pub probe_x: f64,
+    /// Dampening period (§3.3.2), in multiples of the switch's average RTT:
+    /// after accepting a paused flow, a switch accepts no other paused flow
+    /// for this long. 0 disables dampening.
+    pub dampening: f64,
+    /// r_PDQ of the rate controller (§3.3.3) as a fraction of the link rate.
+    pub r_pdq: f64,
+    /// Smallest rate a switch grants, as a fraction of its link rate: Availbw
+    /// (Algorithm 2) below it counts as 0, so the slivers a moving C leaves
+    /// between the agreed R_i and C do not start flows at a few bps.
+    pub min_rate: f64,
+    /// Hard limit M on the flows a switch port stores (§3.3.1); flows beyond
+    /// the M most critical are served by an RCP rate controller. None: no limit.
+    pub max_flows: Option<u32>,
+    /// Switch-side flow comparator (§3.3): "edf_sjf" (default) | "sjf".
+    pub comparator: Comparator,
+    /// Sender-side criticality key (§5.6): "size" (default, SJF on the
+    /// expected transmission time) | "random" | "estimate".
+    pub criticality: Criticality,
+    /// Size estimation step (§5.6: "updates the flow criticality only for
+    /// every 50 KByte it sends").
+    pub estimate_step: Bytes,
+    /// Aging rate α (§7, Fig. 12): the criticality key is divided by 2^(α t),
+    /// t the flow's waiting time in units of `aging_unit`. 0 disables aging.
+    pub aging_alpha: f64,
+    /// Time unit of the aging exponent (§7: "in terms of 100 ms").
+    pub aging_unit: Dur,
+    /// Lower bound of the retransmission timeout (3 smoothed RTTs above it).
+    pub rto_min: Dur,
+}
+
+impl Default for PdqConfig {
+    fn default() -> Self {
+        PdqConfig {
+            variant: Variant::Full,
+            early_start_k: 2.0,
+            probe_x: 0.2,
+            dampening: 1.0,
+            r_pdq: 1.0,
+            min_rate: 0.1,
+            max_flows: None,
+            comparator: Comparator::EdfSjf,
+            criticality: Criticality::Size,
+            estimate_step: Bytes(50_000),
+            aging_alpha: 0.0,
+            aging_unit: Dur::ms(100),
+            rto_min: Dur::ms(1),
+        }
+    }
+}
+
+impl PdqConfig {
+    /// Checks serde cannot express; keys are relative to `[protocol]`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let finite_nonneg = |v: f64| v.is_finite() && v >= 0.0;
+        ensure(finite_nonneg(self.early_start_k), "early_start_k", "must be a number >= 0 (PDQ: 2)")?;
+        ensure(finite_nonneg(self.probe_x), "probe_x", "must be a number >= 0 (PDQ: 0.2)")?;
+        ensure(finite_nonneg(self.dampening), "dampening", "must be a number >= 0 (RTTs)")?;
+        ensure(self.r_pdq > 0.0 && self.r_pdq <= 1.0, "r_pdq", "must be in (0, 1]")?;
+        ensure(self.min_rate >= 0.0 && self.min_rate < 1.0, "min_rate", "must be in [0, 1)")?;
+        ensure(self.max_flows != Some(0), "max_flows", "must be at least 1 (omit it for no limit)")?;
+        ensure(self.estimate_step.0 > 0, "estimate_step", "must be a positive size (PDQ: \"50KB\")")?;
+        ensure(finite_nonneg(self.aging_alpha), "aging_alpha", "must be a number >= 0")?;
+        ensure(self.aging_unit > Dur::ZERO, "aging_unit", "must be a positive time (PDQ: \"100ms\")")?;
+        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
+    }
+
+    /// K as the switch uses it: 0 (no nearly-completed flow) without Early Start.
+    pub fn effective_k(&self) -> f64 {
+        if self.variant.early_start() {
+            self.early_start_k
+        } else {
+            0.0
+        }
+    }
+}

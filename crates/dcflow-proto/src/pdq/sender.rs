@@ -1,0 +1,362 @@
+//! The PDQ sender (§3.1).
+//!
+//! State (§3.1): R_S (current sending rate, initially 0), P_S (the switch that
+//! paused the flow, initially ∅), D_S (deadline), T_S (expected transmission
+//! time, initially size / NIC rate), I_S (inter-probing time) and RTT_S
+//! (exponentially averaged). The flow opens with a SYN and closes with a TERM
+//! (our FIN; its FIN-ACK ends the flow). Every packet carries the scheduling
+//! header: R_H = R_S^max, the other fields the sender's variables. Every
+//! reply updates the state from the header. While R_S > 0, data goes out paced
+//! at R_S (the rate limiter); while R_S = 0 the sender sends a header-only probe
+//! every I_S RTTs. Lost data is resent by timer ([`SegmentTracker`]). With
+//! Early Termination (variants `es_et`, `full`) a deadline flow sends TERM as
+//! soon as any of §3.1's three conditions holds.
+
+use super::comparator::{aged, base_key, Criticality};
+use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
+use super::PdqConfig;
+use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
+use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
+use crate::reliability::SegmentTracker;
+use dcflow_core::{Bytes, Dur, Rate, Time};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// SYN sent, waiting for the SYN-ACK.
+    Connecting,
+    Sending,
+    /// TERM sent (all data acknowledged, or Early Termination).
+    Closing,
+    Done,
+}
+
+pub struct PdqSender {
+    info: FlowInfo,
+    cfg: PdqConfig,
+    tracker: SegmentTracker,
+    phase: Phase,
+    /// R_S^max: the sender's NIC rate (bps).
+    r_max: u64,
+    /// R_S (bps).
+    rate: u64,
+    /// P_S.
+    pause_by: u32,
+    /// I_S, in RTTs.
+    inter_probe: f64,
+    /// RTT_S.
+    srtt: Dur,
+    control_due: bool,
+    control_sent_at: Time,
+    /// Rate limiter: the next data packet may leave at this time.
+    next_send_at: Time,
+    last_data_at: Option<(Time, u32)>,
+    /// When the last packet of any kind left (probes are timed from it).
+    last_sent_at: Time,
+    /// Payload bytes sent for the first time (size estimation, §5.6).
+    sent_bytes: u64,
+    terminated: bool,
+    timeouts: u64,
+    probes: u64,
+    events: VecDeque<FlowEvent>,
+}
+
+impl PdqSender {
+    pub fn new(info: FlowInfo, cfg: &PdqConfig) -> PdqSender {
+        // The header rides inside the MTU: the shim layer (§7 "Deployment")
+        // takes its 16 bytes from the segment.
+        let mss = info.mss.saturating_sub(PDQ_HEADER_BYTES).max(1);
+        PdqSender {
+            info,
+            cfg: cfg.clone(),
+            tracker: SegmentTracker::new(info.size.0, mss),
+            phase: Phase::Connecting,
+            r_max: info.line_rate.0,
+            rate: 0,
+            pause_by: NOBODY,
+            inter_probe: 1.0,
+            srtt: info.base_rtt,
+            control_due: true,
+            control_sent_at: Time::ZERO,
+            next_send_at: Time::ZERO,
+            last_data_at: None,
+            last_sent_at: info.start,
+            sent_bytes: 0,
+            terminated: false,
+            timeouts: 0,
+            probes: 0,
+            events: VecDeque::new(),
+        }
+    }
+
+    pub fn retransmits(&self) -> u64 {
+        self.tracker.retransmits()
+    }
+    pub fn timeouts(&self) -> u64 {
+        self.timeouts
+    }
+    pub fn probes(&self) -> u64 {
+        self.probes
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    /// R_S in bits per second.
+    pub fn rate(&self) -> u64 {
+        self.rate
+    }
+    /// P_S.
+    pub fn paused_by(&self) -> u32 {
+        self.pause_by
+    }
+    /// I_S in RTTs.
+    pub fn inter_probe(&self) -> f64 {
+        self.inter_probe
+    }
+    pub fn srtt(&self) -> Dur {
+        self.srtt
+    }
+
+    fn size_known(&self) -> bool {
+        self.cfg.criticality == Criticality::Size
+    }
+
+    /// T_S: "the remaining flow size divided by its maximal sending rate".
+    pub fn expected(&self) -> Dur {
+        Rate(self.r_max.max(1)).tx_time(Bytes(self.tracker.remaining()))
+    }
+
+    fn rto(&self) -> Dur {
+        self.cfg.rto_min.max(self.srtt.mul_f64(3.0))
+    }
+
+    /// The header every departing packet carries (§3.1).
+    fn header(&self, now: Time) -> PdqHeader {
+        let t = self.expected();
+        let key = base_key(
+            self.cfg.criticality,
+            self.info.id,
+            t,
+            self.sent_bytes,
+            self.cfg.estimate_step.0,
+            self.r_max,
+        );
+        PdqHeader {
+            rate: self.r_max,
+            pause_by: self.pause_by,
+            deadline: self.info.deadline.unwrap_or(Time::MAX),
+            // A size-unaware sender (§5.6) cannot tell switches how long it
+            // has left: it never looks nearly completed to Early Start.
+            expected: if self.size_known() { t } else { Dur(u64::MAX) },
+            rtt: self.srtt,
+            inter_probe: 0.0,
+            crit: aged(key, self.cfg.aging_alpha, now.since(self.info.start), self.cfg.aging_unit),
+        }
+    }
+
+    fn packet(&mut self, now: Time, kind: PacketKind) -> Packet {
+        let mut p = Packet::new(self.info.id, kind, false, now);
+        p.wire = HEADER_BYTES + PDQ_HEADER_BYTES;
+        p.sched = Sched::Pdq(self.header(now));
+        self.last_sent_at = now;
+        p
+    }
+
+    /// Early Termination (§3.1): TERM when (1) Time > D_S, (2) Time + T_S > D_S,
+    /// or (3) R_S = 0 and Time + RTT_S > D_S. Only deadline flows, only with
+    /// the `es_et` / `full` variants, and (2) only when the size is known.
+    fn should_terminate(&self, now: Time) -> bool {
+        if !self.cfg.variant.early_termination() || self.phase == Phase::Closing || self.phase == Phase::Done {
+            return false;
+        }
+        let Some(d) = self.info.deadline else { return false };
+        now > d
+            || (self.size_known() && now + self.expected() > d)
+            || (self.rate == 0 && now + self.srtt > d)
+    }
+
+    /// When the next Early Termination condition can become true without any
+    /// packet arriving.
+    fn termination_check_at(&self) -> Option<Time> {
+        if !self.cfg.variant.early_termination() || !matches!(self.phase, Phase::Connecting | Phase::Sending) {
+            return None;
+        }
+        let d = self.info.deadline?;
+        let mut t = Time(d.0.saturating_add(1));
+        if self.size_known() {
+            t = t.min(Time(d.0.saturating_sub(self.expected().0).saturating_add(1)));
+        }
+        if self.rate == 0 {
+            t = t.min(Time(d.0.saturating_sub(self.srtt.0).saturating_add(1)));
+        }
+        Some(t)
+    }
+
+    fn terminate(&mut self) {
+        self.terminated = true;
+        self.phase = Phase::Closing;
+        self.control_due = true;
+        self.rate = 0;
+        self.events.push_back(FlowEvent::Terminated);
+    }
+
+    /// Take the switches' decision from a reply's header (§3.1: "the remaining
+    /// variables are set to the fields in the scheduling header").
+    fn take_feedback(&mut self, h: &PdqHeader) {
+        let old = self.rate;
+        if h.pause_by != NOBODY {
+            self.rate = 0;
+            self.pause_by = h.pause_by;
+        } else {
+            self.rate = h.rate.min(self.r_max);
+            self.pause_by = NOBODY;
+        }
+        self.inter_probe =
+            if self.cfg.variant.suppressed_probing() { (h.inter_probe as f64).max(1.0) } else { 1.0 };
+        if self.rate != old && self.rate > 0 {
+            // The rate limiter re-times the next packet at the new rate.
+            self.next_send_at = match self.last_data_at {
+                Some((t, wire)) => t + Rate(self.rate).tx_time(Bytes(wire as u64)),
+                None => Time::ZERO,
+            };
+        }
+    }
+
+    fn next_probe_at(&self) -> Time {
+        self.last_sent_at + self.srtt.mul_f64(self.inter_probe)
+    }
+}
+
+impl Endpoint for PdqSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        if !pkt.retransmit && matches!(pkt.kind, PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe) {
+            let sample = now.since(pkt.sent_at);
+            self.srtt = Dur((self.srtt.0 * 7 + sample.0) / 8);
+        }
+        let feedback = match &pkt.sched {
+            Sched::Pdq(h) => Some(*h),
+            _ => None,
+        };
+        match pkt.kind {
+            PacketKind::SynAck if self.phase == Phase::Connecting => {
+                self.phase = Phase::Sending;
+                if let Some(h) = feedback {
+                    self.take_feedback(&h);
+                }
+            }
+            PacketKind::Ack | PacketKind::Probe if self.phase == Phase::Sending => {
+                if pkt.kind == PacketKind::Ack {
+                    self.tracker.on_ack(pkt.seq, pkt.acked_seq);
+                }
+                if let Some(h) = feedback {
+                    self.take_feedback(&h);
+                }
+                if self.tracker.all_acked() {
+                    self.phase = Phase::Closing;
+                    self.control_due = true;
+                }
+            }
+            PacketKind::FinAck if self.phase == Phase::Closing => {
+                self.phase = Phase::Done;
+                if !self.terminated {
+                    self.events.push_back(FlowEvent::Closed);
+                }
+            }
+            _ => {}
+        }
+        if self.should_terminate(now) {
+            self.terminate();
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        if self.should_terminate(now) {
+            self.terminate();
+        }
+        let rto = self.rto();
+        match self.phase {
+            Phase::Connecting | Phase::Closing => {
+                if !self.control_due && self.control_sent_at + rto <= now {
+                    self.control_due = true;
+                    self.timeouts += 1;
+                }
+            }
+            Phase::Sending => {
+                if self.tracker.expire(now, rto) > 0 {
+                    self.timeouts += 1;
+                }
+            }
+            Phase::Done => {}
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        match self.phase {
+            Phase::Connecting | Phase::Closing => {
+                if !self.control_due {
+                    return None;
+                }
+                self.control_due = false;
+                self.control_sent_at = now;
+                let kind = if self.phase == Phase::Connecting { PacketKind::Syn } else { PacketKind::Fin };
+                Some(self.packet(now, kind))
+            }
+            Phase::Sending if self.rate > 0 && self.tracker.has_pending() => {
+                if now < self.next_send_at {
+                    // A rate so low that no data leaves for I_S RTTs still gets
+                    // a probe, so the flow keeps hearing from the switches.
+                    if now >= self.next_probe_at() {
+                        self.probes += 1;
+                        return Some(self.packet(now, PacketKind::Probe));
+                    }
+                    return None;
+                }
+                let s = self.tracker.next(now).expect("has_pending");
+                if !s.retransmit {
+                    self.sent_bytes += s.len as u64;
+                }
+                let mut p = self.packet(now, PacketKind::Data);
+                p.seq = s.seq;
+                p.payload = s.len;
+                p.wire += s.len;
+                p.retransmit = s.retransmit;
+                self.last_data_at = Some((now, p.wire));
+                self.next_send_at = now + Rate(self.rate).tx_time(Bytes(p.wire as u64));
+                Some(p)
+            }
+            Phase::Sending if self.rate > 0 => None,
+            Phase::Sending => {
+                // Paused: one probe every I_S RTTs (§3.1).
+                if now < self.next_probe_at() {
+                    return None;
+                }
+                self.probes += 1;
+                Some(self.packet(now, PacketKind::Probe))
+            }
+            Phase::Done => None,
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let rto = self.rto();
+        let et = self.termination_check_at();
+        let t = match self.phase {
+            Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
+            Phase::Connecting | Phase::Closing => None,
+            Phase::Sending => {
+                let send = if self.rate > 0 {
+                    self.tracker.has_pending().then(|| self.next_send_at.min(self.next_probe_at()))
+                } else {
+                    Some(self.next_probe_at())
+                };
+                [send, self.tracker.next_expiry(rto)].into_iter().flatten().min()
+            }
+            Phase::Done => None,
+        };
+        [t, et].into_iter().flatten().min()
+    }
+
+    fn poll_event(&mut self) -> Option<FlowEvent> {
+        self.events.pop_front()
+    }
+}

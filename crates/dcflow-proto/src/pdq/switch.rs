@@ -1,0 +1,399 @@
+//! The PDQ switch (§3.3): one [`PdqSwitch`] per output port.
+//!
+//! It keeps the flow list of §3.3.1 (the most critical 2κ flows, κ the number
+//! of sending flows, never more than the hard limit M), runs the flow
+//! controller of §3.3.2 (Algorithm 1 on forward SYN / data / probe packets,
+//! Algorithm 3 on the reverse ACKs, with Availbw = Algorithm 2, Early Start,
+//! Dampening and Suppressed Probing) and the rate controller of §3.3.3
+//! (C = max(0, r_PDQ − q / (2 RTT)), updated every 2 RTTs). Flows outside the
+//! M most critical are served by an RCP fair share of the capacity PDQ does
+//! not use (§3.3.1). Agents have no timers: the rate controller update is
+//! done lazily when a packet arrives.
+
+use super::comparator::Comparator;
+use super::header::{PdqHeader, NOBODY};
+use super::PdqConfig;
+use crate::agent::PortView;
+use crate::packet::{Packet, PacketKind, Sched};
+use dcflow_core::{FlowId, Rate, Time};
+
+/// One flow of the list: ⟨R_i, P_i, D_i, T_i, RTT_i⟩ (§3.3.1) plus its key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Entry {
+    pub flow: FlowId,
+    /// R_i, bits per second (the globally agreed rate, set on the reverse path).
+    pub rate: f64,
+    /// P_i: [`NOBODY`] when the flow is sending; else who paused it. A flow
+    /// added by Algorithm 1 starts as not sending (paused by this switch).
+    pub pause_by: u32,
+    pub deadline: Time,
+    /// T_i, picoseconds.
+    pub expected: u64,
+    /// RTT_i, picoseconds.
+    pub rtt: u64,
+    pub crit: u64,
+}
+
+impl Entry {
+    pub fn sending(&self) -> bool {
+        self.pause_by == NOBODY
+    }
+}
+
+/// Switch-side parameters, resolved from [`PdqConfig`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwitchParams {
+    /// Early Start K (0 without Early Start).
+    pub k: f64,
+    /// Suppressed Probing X in RTTs (None without Suppressed Probing).
+    pub probe_x: Option<f64>,
+    /// Dampening period in average RTTs (0: off).
+    pub dampening: f64,
+    pub r_pdq: f64,
+    pub min_rate: f64,
+    pub max_flows: Option<u32>,
+    pub comparator: Comparator,
+}
+
+impl SwitchParams {
+    pub fn from_config(c: &PdqConfig) -> SwitchParams {
+        SwitchParams {
+            k: c.effective_k(),
+            probe_x: c.variant.suppressed_probing().then_some(c.probe_x),
+            dampening: c.dampening,
+            r_pdq: c.r_pdq,
+            min_rate: c.min_rate,
+            max_flows: c.max_flows,
+            comparator: c.comparator,
+        }
+    }
+}
+
+/// Smallest list size limit while no flow is sending (2κ = 0 would store
+/// nothing; docs/fidelity-pdq.md).
+pub const MIN_LIST: usize = 2;
+
+pub struct PdqSwitch {
+    p: SwitchParams,
+    /// This switch's id as written into P_H (globally unique, nonzero).
+    id: u32,
+    link: f64,
+    /// The rate controller's C (bits per second).
+    capacity: f64,
+    /// Sorted, most critical first.
+    list: Vec<Entry>,
+    /// RTT_avg: exponential average of the RTT_H fields seen (picoseconds).
+    rtt_avg: f64,
+    next_update: Option<Time>,
+    /// Dampening: when this switch last accepted a non-sending flow, and which.
+    last_accept: Option<(Time, FlowId)>,
+    /// RCP fallback (§3.3.1): flows outside the list seen recently.
+    rcp_seen: Vec<(FlowId, Time)>,
+}
+
+impl PdqSwitch {
+    /// An agent for the port of link `link_id` with rate `link`.
+    pub fn new(cfg: &PdqConfig, link_id: u32, link: Rate) -> PdqSwitch {
+        Self::with_params(SwitchParams::from_config(cfg), link_id + 1, link)
+    }
+
+    /// `id` must be nonzero and unique among the switches a flow can cross.
+    pub fn with_params(p: SwitchParams, id: u32, link: Rate) -> PdqSwitch {
+        assert_ne!(id, NOBODY, "switch id 0 means 'nobody'");
+        let link = link.as_bps_f64();
+        PdqSwitch {
+            p,
+            id,
+            link,
+            capacity: link * p.r_pdq,
+            list: Vec::new(),
+            rtt_avg: 0.0,
+            next_update: None,
+            last_accept: None,
+            rcp_seen: Vec::new(),
+        }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    pub fn list(&self) -> &[Entry] {
+        &self.list
+    }
+    pub fn capacity(&self) -> f64 {
+        self.capacity
+    }
+    pub fn rtt_avg(&self) -> f64 {
+        self.rtt_avg
+    }
+    pub fn position(&self, flow: FlowId) -> Option<usize> {
+        self.list.iter().position(|e| e.flow == flow)
+    }
+    /// κ: flows in the list with a nonzero sending rate.
+    pub fn kappa(&self) -> usize {
+        self.list.iter().filter(|e| e.rate > 0.0).count()
+    }
+
+    /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`], at most M.
+    pub fn limit(&self) -> usize {
+        let soft = (2 * self.kappa()).max(MIN_LIST);
+        match self.p.max_flows {
+            Some(m) => soft.min(m as usize),
+            None => soft,
+        }
+    }
+
+    fn key_of(&self, deadline: Time, crit: u64, flow: FlowId) -> (u64, u64, FlowId) {
+        self.p.comparator.key(deadline, crit, flow)
+    }
+    fn entry_key(&self, e: &Entry) -> (u64, u64, FlowId) {
+        self.key_of(e.deadline, e.crit, e.flow)
+    }
+
+    fn remove(&mut self, flow: FlowId) {
+        if let Some(i) = self.position(flow) {
+            self.list.remove(i);
+        }
+    }
+
+    /// Put entry `i` (whose key changed) back in order; returns its new index.
+    fn resort(&mut self, i: usize) -> usize {
+        let e = self.list.remove(i);
+        self.insert_sorted(e)
+    }
+
+    fn insert_sorted(&mut self, e: Entry) -> usize {
+        let k = self.entry_key(&e);
+        let at = self.list.partition_point(|x| self.p.comparator.key(x.deadline, x.crit, x.flow) < k);
+        self.list.insert(at, e);
+        at
+    }
+
+    /// Average RTT in picoseconds (1 ms before any header was seen).
+    fn rtt_ps(&self) -> f64 {
+        if self.rtt_avg > 0.0 {
+            self.rtt_avg
+        } else {
+            1e9
+        }
+    }
+
+    fn observe_rtt(&mut self, rtt: u64) {
+        if rtt == 0 {
+            return;
+        }
+        let r = rtt as f64;
+        self.rtt_avg = if self.rtt_avg == 0.0 { r } else { 0.875 * self.rtt_avg + 0.125 * r };
+    }
+
+    /// §3.3.3: "The rate controller updates C every 2 RTTs ... to
+    /// max{0, r_PDQ − q/(2 × RTT)}, where q is the instantaneous queue size".
+    fn rate_controller(&mut self, now: Time, port: &PortView) {
+        let period = 2.0 * self.rtt_ps();
+        match self.next_update {
+            None => self.next_update = Some(Time(now.0 + period as u64)),
+            Some(t) if now >= t => {
+                let q_bits = port.queue_bytes as f64 * 8.0;
+                let drain = q_bits / (period / 1e12);
+                self.capacity = (self.link * self.p.r_pdq - drain).max(0.0);
+                self.next_update = Some(Time(now.0 + period as u64));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Algorithm 2, Availbw(j), with Early Start: nearly-completed flows ahead
+    /// of j (T_i < K × RTT_i) do not count against the capacity while their
+    /// aggregate T_i / RTT_i stays below K.
+    pub fn availbw(&self, j: usize) -> f64 {
+        let mut x = 0.0;
+        let mut a = 0.0;
+        for e in &self.list[..j] {
+            let ratio = e.expected as f64 / (e.rtt.max(1) as f64);
+            if ratio < self.p.k && x < self.p.k {
+                x += ratio;
+            } else {
+                a += e.rate;
+            }
+            if a >= self.capacity {
+                return 0.0;
+            }
+        }
+        let w = self.capacity - a;
+        if w < self.p.min_rate * self.link {
+            0.0
+        } else {
+            w
+        }
+    }
+
+    /// §3.3.1 RCP fallback: a fair share of the capacity PDQ does not use,
+    /// for flows outside the M most critical. While the list is below M the
+    /// switch still has room to remember the flow once it becomes critical
+    /// enough, and PDQ claims the whole capacity: the share is 0.
+    fn rcp_share(&mut self, now: Time, flow: FlowId) -> f64 {
+        let at_hard_limit = self.p.max_flows.is_some_and(|m| self.list.len() >= m as usize);
+        if !at_hard_limit {
+            return 0.0;
+        }
+        let window = (4.0 * self.rtt_ps()) as u64;
+        self.rcp_seen.retain(|&(f, t)| f != flow && now.0.saturating_sub(t.0) <= window);
+        self.rcp_seen.push((flow, now));
+        let used: f64 = self.list.iter().map(|e| e.rate).sum();
+        (self.capacity - used).max(0.0) / self.rcp_seen.len() as f64
+    }
+
+    fn dampened(&self, now: Time, flow: FlowId) -> bool {
+        if self.p.dampening <= 0.0 {
+            return false;
+        }
+        let window = (self.p.dampening * self.rtt_ps()) as u64;
+        self.last_accept.is_some_and(|(t, f)| f != flow && now.0.saturating_sub(t.0) < window)
+    }
+
+    /// Algorithm 1, "PDQ Receiving Data Packet" (also SYNs and probes).
+    pub fn on_forward(&mut self, now: Time, port: &PortView, flow: FlowId, h: &mut PdqHeader) {
+        self.observe_rtt(h.rtt.0);
+        self.rate_controller(now, port);
+        // "if P_H = other switch then remove the flow from the list; return"
+        if h.pause_by != NOBODY && h.pause_by != self.id {
+            self.remove(flow);
+            return;
+        }
+        let i = match self.position(flow) {
+            Some(i) => {
+                // "Update the flow information: <D_i, T_i, RTT_i> = <D_H, T_H, RTT_H>"
+                let e = &mut self.list[i];
+                e.deadline = h.deadline;
+                e.expected = h.expected.0;
+                e.rtt = h.rtt.0;
+                let moved = e.crit != h.crit;
+                e.crit = h.crit;
+                if moved {
+                    self.resort(i)
+                } else {
+                    i
+                }
+            }
+            None => {
+                let limit = self.limit();
+                let more_critical = self
+                    .list
+                    .last()
+                    .is_some_and(|last| self.key_of(h.deadline, h.crit, flow) < self.entry_key(last));
+                if self.list.len() < limit || more_critical {
+                    // "Add the flow into the list with rate R_i = 0."
+                    let i = self.insert_sorted(Entry {
+                        flow,
+                        rate: 0.0,
+                        pause_by: self.id,
+                        deadline: h.deadline,
+                        expected: h.expected.0,
+                        rtt: h.rtt.0,
+                        crit: h.crit,
+                    });
+                    // "Remove the least critical flow from the list whenever the
+                    // list has more than [2]κ flows."
+                    while self.list.len() > limit.max(i + 1) {
+                        self.list.pop();
+                    }
+                    i
+                } else {
+                    // "Set R_H to RCP fair share rate; if R_H = 0 then P_H = myID"
+                    let share = self.rcp_share(now, flow);
+                    h.rate = h.rate.min(share as u64);
+                    if h.rate == 0 {
+                        h.pause_by = self.id;
+                    }
+                    return;
+                }
+            }
+        };
+        let w = self.availbw(i).min(h.rate as f64);
+        if w > 0.0 {
+            let not_sending = !self.list[i].sending();
+            if not_sending && self.dampened(now, flow) {
+                h.pause_by = self.id;
+                self.list[i].pause_by = self.id;
+            } else {
+                h.pause_by = NOBODY;
+                h.rate = w as u64;
+                if not_sending {
+                    self.last_accept = Some((now, flow));
+                }
+            }
+        } else {
+            h.pause_by = self.id;
+            self.list[i].pause_by = self.id;
+        }
+    }
+
+    /// Algorithm 3, "PDQ Receiving ACK".
+    pub fn on_reverse(&mut self, flow: FlowId, h: &mut PdqHeader) {
+        if h.pause_by != NOBODY && h.pause_by != self.id {
+            self.remove(flow);
+        }
+        if h.pause_by != NOBODY {
+            h.rate = 0;
+        }
+        match self.position(flow) {
+            Some(i) => {
+                let e = &mut self.list[i];
+                e.pause_by = h.pause_by;
+                e.rate = h.rate as f64;
+                if let Some(x) = self.p.probe_x {
+                    h.inter_probe = h.inter_probe.max((x * i as f64) as f32);
+                }
+            }
+            None => {
+                // A flow this switch paused without storing it (outside the
+                // list) waits behind at least the whole list.
+                if let Some(x) = self.p.probe_x {
+                    if h.pause_by == self.id {
+                        h.inter_probe = h.inter_probe.max((x * self.list.len() as f64) as f32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Put a hand-built entry into the list (tests walking the algorithms).
+    pub fn insert_entry(&mut self, e: Entry) -> usize {
+        self.remove(e.flow);
+        self.insert_sorted(e)
+    }
+
+    /// A TERM (our FIN) removes the flow's state.
+    pub fn on_term(&mut self, flow: FlowId) {
+        self.remove(flow);
+        self.rcp_seen.retain(|&(f, _)| f != flow);
+    }
+
+    /// Entry point for packets entering this port (forward direction).
+    pub fn on_packet(&mut self, now: Time, port: &PortView, pkt: &mut Packet) {
+        if pkt.reverse {
+            return;
+        }
+        let flow = pkt.flow;
+        let Sched::Pdq(h) = &mut pkt.sched else { return };
+        match pkt.kind {
+            PacketKind::Syn | PacketKind::Data | PacketKind::Probe => self.on_forward(now, port, flow, h),
+            PacketKind::Fin => self.on_term(flow),
+            _ => {}
+        }
+    }
+
+    /// Entry point for reverse packets of flows whose data leaves through this
+    /// port (the ACK passes the switch on its way back, Algorithm 3).
+    pub fn on_reverse_packet(&mut self, pkt: &mut Packet) {
+        if !pkt.reverse {
+            return;
+        }
+        let flow = pkt.flow;
+        let Sched::Pdq(h) = &mut pkt.sched else { return };
+        match pkt.kind {
+            PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe => self.on_reverse(flow, h),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! Unit tests walking PDQ's Algorithms 1-3 on hand-built flow lists.
+
+use super::header::{PdqHeader, NOBODY};
+use super::switch::{Entry, PdqSwitch, SwitchParams};
+use super::{Comparator, PdqConfig, PdqSender, Variant};
+use crate::agent::PortView;
+use crate::endpoint::{Endpoint, FlowInfo};
+use crate::packet::{Packet, PacketKind, Sched};
+use dcflow_core::{Bytes, Dur, Rate, Time};
+
+const C: u64 = 1_000_000_000;
+const RTT: Dur = Dur::us(100);
+const ME: u32 = 7;
+const OTHER: u32 = 9;
+
+fn params(k: f64, x: Option<f64>, dampening: f64) -> SwitchParams {
+    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf }
+}
+
+fn switch(p: SwitchParams) -> PdqSwitch {
+    PdqSwitch::with_params(p, ME, Rate(C))
+}
+
+fn port() -> PortView {
+    PortView { rate: Rate(C), queue_bytes: 0, tx_bytes: 0 }
+}
+
+/// A header as a sender writes it: R_H = R_max, expected time `t_us`.
+fn hdr(t_us: u64) -> PdqHeader {
+    PdqHeader {
+        rate: C,
+        pause_by: NOBODY,
+        deadline: Time::MAX,
+        expected: Dur::us(t_us),
+        rtt: RTT,
+        inter_probe: 0.0,
+        crit: Dur::us(t_us).0,
+    }
+}
+
+fn entry(flow: u32, t_us: u64, rate: u64, pause_by: u32) -> Entry {
+    Entry {
+        flow,
+        rate: rate as f64,
+        pause_by,
+        deadline: Time::MAX,
+        expected: Dur::us(t_us).0,
+        rtt: RTT.0,
+        crit: Dur::us(t_us).0,
+    }
+}
+
+/// Forward then reverse pass of one packet through one switch.
+fn round_trip(s: &mut PdqSwitch, now: Time, flow: u32, mut h: PdqHeader) -> PdqHeader {
+    s.on_forward(now, &port(), flow, &mut h);
+    s.on_reverse(flow, &mut h);
+    h
+}
+
+#[test]
+fn alg1_acceptance_takes_two_phases() {
+    let mut s = switch(params(0.0, None, 0.0));
+    let mut h = hdr(8000);
+    s.on_forward(Time::ZERO, &port(), 1, &mut h);
+    // Forward: accepted in the header, but the switch's state only says "added".
+    assert_eq!((h.pause_by, h.rate), (NOBODY, C));
+    let e = s.list()[0];
+    assert_eq!((e.flow, e.rate, e.pause_by), (1, 0.0, ME), "R_i = 0 and not sending until the ACK");
+    assert_eq!(s.kappa(), 0);
+    // Reverse (Algorithm 3): the global decision lands in the state.
+    s.on_reverse(1, &mut h);
+    let e = s.list()[0];
+    assert_eq!((e.rate, e.pause_by), (C as f64, NOBODY));
+    assert_eq!(s.kappa(), 1);
+}
+
+#[test]
+fn alg1_pauses_less_critical_and_preempts_for_more_critical() {
+    let mut s = switch(params(0.0, None, 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(5000));
+    // A less critical flow finds no bandwidth: paused by this switch.
+    let h = round_trip(&mut s, Time::ZERO, 2, hdr(9000));
+    assert_eq!((h.pause_by, h.rate), (ME, 0));
+    assert_eq!(s.list()[1].pause_by, ME);
+    // A more critical flow preempts: Availbw(0) = C.
+    let h = round_trip(&mut s, Time::ZERO, 3, hdr(1000));
+    assert_eq!((h.pause_by, h.rate), (NOBODY, C));
+    // Flow 1's next packet now finds flow 3's rate ahead of it: paused.
+    let h = round_trip(&mut s, Time::ZERO, 1, hdr(4990));
+    assert_eq!((h.pause_by, h.rate), (ME, 0));
+    // Adding flow 3 made the list exceed 2κ = 2: the least critical (2) left.
+    assert_eq!(s.list().iter().map(|e| e.flow).collect::<Vec<_>>(), vec![3, 1]);
+}
+
+#[test]
+fn paused_by_another_switch_is_removed_in_both_directions() {
+    let mut s = switch(params(0.0, None, 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(5000));
+    round_trip(&mut s, Time::ZERO, 2, hdr(6000));
+    // Algorithm 1: P_H = other switch -> remove and leave the header alone.
+    let mut h = hdr(5000);
+    h.pause_by = OTHER;
+    s.on_forward(Time::ZERO, &port(), 1, &mut h);
+    assert_eq!(s.position(1), None);
+    assert_eq!(h.pause_by, OTHER);
+    // Algorithm 3: a downstream switch paused flow 2 after we accepted it.
+    let mut h = hdr(6000);
+    s.on_forward(Time::ZERO, &port(), 2, &mut h);
+    assert_eq!(h.pause_by, NOBODY, "we accept it");
+    h.pause_by = OTHER; // ... the next switch does not
+    s.on_reverse(2, &mut h);
+    assert_eq!(h.rate, 0, "a paused flow's rate is 0 on the way back");
+    assert_eq!(s.position(2), None);
+}
+
+#[test]
+fn alg2_early_start_budget_is_k() {
+    // List: two nearly-completed sending flows (T/RTT = 1.5 each) ahead of
+    // flow 3. With K = 2 the first is "free" (X = 1.5 < 2), the second too
+    // (checked while X = 1.5 < K), so flow 3 still sees the whole link.
+    let mut s = switch(params(2.0, None, 0.0));
+    s.insert_entry(entry(1, 150, C, NOBODY));
+    s.insert_entry(entry(2, 160, C, NOBODY));
+    s.insert_entry(entry(3, 8000, 0, ME));
+    s.insert_entry(entry(4, 9000, 0, ME));
+    assert_eq!(s.availbw(2), C as f64);
+    // Flow 4: flows 1 and 2 exhaust the budget (X = 3.1 >= K), flow 3 has R = 0.
+    assert_eq!(s.availbw(3), C as f64);
+    // After flow 3 is accepted at C, flow 4 has nothing left.
+    s.insert_entry(entry(3, 8000, C, NOBODY));
+    assert_eq!(s.availbw(3), 0.0);
+    // With K = 1 neither nearly-completed flow qualifies (1.5 >= 1).
+    let mut s1 = switch(params(1.0, None, 0.0));
+    s1.insert_entry(entry(1, 150, C, NOBODY));
+    s1.insert_entry(entry(3, 8000, 0, ME));
+    assert_eq!(s1.availbw(1), 0.0);
+    // Budget exhausted: three flows at T/RTT = 0.9 with K = 2 -> the third
+    // one counts (X = 1.8 < 2 admits it, X = 2.7 afterwards), a fourth would not.
+    let mut s2 = switch(params(2.0, None, 0.0));
+    for f in 1..=4 {
+        s2.insert_entry(entry(f, 90 + f as u64, C / 2, NOBODY));
+    }
+    s2.insert_entry(entry(9, 8000, 0, ME));
+    assert_eq!(s2.availbw(4), (C / 2) as f64, "only the 4th nearly-completed flow is counted");
+    // Basic PDQ (K = 0): no Early Start at all.
+    let mut b = switch(params(0.0, None, 0.0));
+    b.insert_entry(entry(1, 10, C, NOBODY));
+    b.insert_entry(entry(2, 8000, 0, ME));
+    assert_eq!(b.availbw(1), 0.0);
+}
+
+#[test]
+fn early_start_accepts_the_next_flow_before_the_current_one_ends() {
+    let mut s = switch(params(2.0, None, 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(5000));
+    assert_eq!(round_trip(&mut s, Time::ZERO, 2, hdr(8000)).pause_by, ME);
+    // Flow 1 is nearly done: T = 1.5 RTT < K.
+    round_trip(&mut s, Time::ZERO, 1, hdr(150));
+    let h = round_trip(&mut s, Time::ZERO, 2, hdr(8000));
+    assert_eq!((h.pause_by, h.rate), (NOBODY, C));
+}
+
+#[test]
+fn dampening_blocks_a_second_paused_flow_for_one_rtt() {
+    let mut s = switch(params(0.0, None, 1.0));
+    // Prime RTT_avg with the header's RTT.
+    let h = round_trip(&mut s, Time::ZERO, 1, hdr(5000));
+    assert_eq!(h.pause_by, NOBODY, "the first paused flow is accepted");
+    // Flow 1 leaves (TERM); flow 2 and 3 burst in right after flow 1 was accepted.
+    s.on_term(1);
+    let t = Time::ZERO + Dur::us(10);
+    let h2 = round_trip(&mut s, t, 2, hdr(6000));
+    assert_eq!(h2.pause_by, ME, "within the dampening period: paused although Availbw > 0");
+    // After the period (one average RTT), the paused flow is accepted.
+    let later = Time::ZERO + RTT + Dur::us(1);
+    let h2 = round_trip(&mut s, later, 2, hdr(6000));
+    assert_eq!((h2.pause_by, h2.rate), (NOBODY, C));
+    // ... and now a third paused flow is dampened again, though more critical.
+    let h3 = round_trip(&mut s, later + Dur::us(5), 3, hdr(100));
+    assert_eq!(h3.pause_by, ME);
+}
+
+#[test]
+fn suppressed_probing_sets_inter_probe_to_x_times_index() {
+    let mut s = switch(params(0.0, Some(0.2), 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(1000));
+    for (f, t) in [(2, 2000), (3, 3000), (4, 4000)] {
+        round_trip(&mut s, Time::ZERO, f, hdr(t));
+    }
+    // The list holds 2κ = 2 flows: flows 3, 4 were not stored, paused anyway.
+    assert_eq!(s.list().len(), 2);
+    let h = round_trip(&mut s, Time::ZERO, 2, hdr(2000));
+    assert_eq!(h.pause_by, ME);
+    assert!((h.inter_probe - 0.2).abs() < 1e-6, "index 1: X x 1 = {}", h.inter_probe);
+    let h = round_trip(&mut s, Time::ZERO, 4, hdr(4000));
+    assert!((h.inter_probe - 0.4).abs() < 1e-6, "beyond the list: X x list length, {}", h.inter_probe);
+    // A larger I_H set upstream is kept (max).
+    let mut h = hdr(2000);
+    s.on_forward(Time::ZERO, &port(), 2, &mut h);
+    h.inter_probe = 3.0;
+    s.on_reverse(2, &mut h);
+    assert_eq!(h.inter_probe, 3.0);
+    // Without Suppressed Probing the field is left alone.
+    let mut n = switch(params(0.0, None, 0.0));
+    round_trip(&mut n, Time::ZERO, 1, hdr(1000));
+    assert_eq!(round_trip(&mut n, Time::ZERO, 2, hdr(2000)).inter_probe, 0.0);
+}
+
+#[test]
+fn rate_controller_drains_the_queue_every_two_rtts() {
+    let mut s = switch(params(0.0, None, 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(5000));
+    // 5 KB queued: q / (2 RTT) = 40 kbit / 200 us = 200 Mbps.
+    let q = PortView { rate: Rate(C), queue_bytes: 5_000, tx_bytes: 0 };
+    let mut h = hdr(5000);
+    s.on_forward(Time::ZERO + Dur::us(100), &q, 1, &mut h);
+    assert_eq!(s.capacity(), C as f64, "not yet two RTTs");
+    s.on_forward(Time::ZERO + Dur::us(201), &q, 1, &mut h);
+    assert!((s.capacity() - 0.8e9).abs() < 1.0, "{}", s.capacity());
+    assert_eq!(h.rate, 800_000_000);
+    // Empty queue: back to r_PDQ.
+    let mut h = hdr(5000);
+    s.on_forward(Time::ZERO + Dur::us(402), &port(), 1, &mut h);
+    assert_eq!(s.capacity(), C as f64);
+}
+
+#[test]
+fn hard_limit_m_serves_the_rest_with_rcp() {
+    let mut p = params(0.0, None, 0.0);
+    p.max_flows = Some(1);
+    let mut s = switch(p);
+    // Flow 1 is limited to 400 Mbps elsewhere (R_H arrives lowered).
+    let mut h = hdr(1000);
+    h.rate = 400_000_000;
+    round_trip(&mut s, Time::ZERO, 1, h);
+    // Two more flows do not fit in M = 1: they share the 600 Mbps left.
+    let h2 = round_trip(&mut s, Time::ZERO, 2, hdr(5000));
+    assert_eq!((h2.pause_by, h2.rate), (NOBODY, 600_000_000));
+    let h3 = round_trip(&mut s, Time::ZERO, 3, hdr(6000));
+    assert_eq!((h3.pause_by, h3.rate), (NOBODY, 300_000_000));
+}
+
+#[test]
+fn edf_beats_sjf() {
+    let mut s = switch(params(0.0, None, 0.0));
+    round_trip(&mut s, Time::ZERO, 1, hdr(100));
+    let mut h = hdr(9000);
+    h.deadline = Time::ZERO + Dur::ms(5);
+    let h = round_trip(&mut s, Time::ZERO, 2, h);
+    assert_eq!(h.pause_by, NOBODY, "a deadline flow is more critical than any non-deadline one");
+    assert_eq!(s.list()[0].flow, 2);
+}
+
+fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
+    FlowInfo {
+        id: 0,
+        size: Bytes(size),
+        start: Time::ZERO,
+        deadline,
+        mss: 1460,
+        line_rate: Rate(C),
+        base_rtt: RTT,
+        switch_hops: 1,
+    }
+}
+
+fn reply(p: &Packet, kind: PacketKind, at: Time, pause_by: u32, rate: u64, inter_probe: f32) -> Packet {
+    let mut r = *p;
+    r.kind = kind;
+    r.reverse = true;
+    if let Sched::Pdq(h) = &mut r.sched {
+        h.pause_by = pause_by;
+        h.rate = rate;
+        h.inter_probe = inter_probe;
+    }
+    r.sent_at = p.sent_at;
+    let _ = at;
+    r
+}
+
+#[test]
+fn sender_probes_every_i_s_rtts_while_paused() {
+    let cfg = PdqConfig { variant: Variant::Full, ..Default::default() };
+    let mut s = PdqSender::new(info(100_000, None), &cfg);
+    let syn = s.poll_transmit(Time::ZERO).unwrap();
+    assert_eq!(syn.kind, PacketKind::Syn);
+    assert_eq!(syn.wire, 56, "40 B headers + the 16 B scheduling header");
+    let Sched::Pdq(h) = syn.sched else { panic!() };
+    assert_eq!(h.rate, C, "R_H = R_max");
+    // Paused by switch 7 with I_H = 3 RTTs.
+    let t = Time::ZERO + RTT;
+    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, t, ME, 0, 3.0));
+    assert_eq!((s.rate(), s.paused_by(), s.inter_probe()), (0, ME, 3.0));
+    assert!(s.poll_transmit(t).is_none(), "no data while paused");
+    let next = s.poll_timeout().unwrap();
+    assert_eq!(next, Time::ZERO + RTT.mul_f64(3.0), "3 RTTs after the last packet");
+    let probe = s.poll_transmit(next).unwrap();
+    assert_eq!(probe.kind, PacketKind::Probe);
+    let Sched::Pdq(h) = probe.sched else { panic!() };
+    assert_eq!(h.pause_by, ME, "P_H = P_S");
+    // Accepted: data flows paced at R_S.
+    let t2 = next + RTT;
+    s.handle_packet(t2, &reply(&probe, PacketKind::Probe, t2, NOBODY, C / 2, 0.0));
+    let d1 = s.poll_transmit(t2).unwrap();
+    assert_eq!((d1.kind, d1.payload, d1.wire), (PacketKind::Data, 1444, 1500));
+    assert!(s.poll_transmit(t2).is_none());
+    assert_eq!(s.poll_timeout(), Some(t2 + Rate(C / 2).tx_time(Bytes(1500))));
+    // Basic PDQ ignores I_H: one probe per RTT.
+    let mut b = PdqSender::new(info(100_000, None), &PdqConfig { variant: Variant::Basic, ..Default::default() });
+    let syn = b.poll_transmit(Time::ZERO).unwrap();
+    b.handle_packet(t, &reply(&syn, PacketKind::SynAck, t, ME, 0, 3.0));
+    assert_eq!(b.inter_probe(), 1.0);
+}
+
+#[test]
+fn early_termination_conditions() {
+    let cfg = PdqConfig { variant: Variant::EsEt, ..Default::default() };
+    // (2): 1 MB needs 8 ms at 1 Gbps; a 5 ms deadline is hopeless at once.
+    let mut s = PdqSender::new(info(1_000_000, Some(Time::ZERO + Dur::ms(5))), &cfg);
+    s.handle_timeout(Time::ZERO);
+    assert_eq!(s.poll_event(), Some(crate::endpoint::FlowEvent::Terminated));
+    assert_eq!(s.poll_transmit(Time::ZERO).unwrap().kind, PacketKind::Fin, "TERM");
+    // (3): paused with less than an RTT to the deadline.
+    let d = Time::ZERO + Dur::us(900);
+    let mut s = PdqSender::new(info(10_000, Some(d)), &cfg);
+    let syn = s.poll_transmit(Time::ZERO).unwrap();
+    s.handle_packet(Time::ZERO + RTT, &reply(&syn, PacketKind::SynAck, Time::ZERO, ME, 0, 0.0));
+    assert!(s.poll_event().is_none());
+    let at = s.poll_timeout().unwrap();
+    assert!(at <= d, "a timer checks condition (3) before the deadline");
+    s.handle_timeout(Time(d.0 - RTT.0 + 1));
+    assert_eq!(s.poll_event(), Some(crate::endpoint::FlowEvent::Terminated));
+    // ES alone never terminates.
+    let mut s = PdqSender::new(info(1_000_000, Some(Time::ZERO + Dur::ms(5))), &PdqConfig { variant: Variant::Es, ..Default::default() });
+    s.handle_timeout(Time::ZERO + Dur::ms(6));
+    assert!(s.poll_event().is_none());
+}
+
+#[test]
+fn config_parses_and_validates() {
+    let c: crate::ProtocolConfig =
+        serde_json::from_str(r#"{"name": "pdq", "variant": "es_et", "early_start_k": 1.5}"#).unwrap();
+    match &c {
+        crate::ProtocolConfig::Pdq(p) => {
+            assert_eq!(p.variant, Variant::EsEt);
+            assert_eq!(p.early_start_k, 1.5);
+        }
+        _ => panic!(),
+    }
+    assert!(c.validate().is_ok());
+    assert!(serde_json::from_str::<crate::ProtocolConfig>(r#"{"name": "pdq", "variant": "fast"}"#).is_err());
+    assert!(serde_json::from_str::<crate::ProtocolConfig>(r#"{"name": "pdq", "k": 2}"#).is_err());
+    let bad = PdqConfig { r_pdq: 0.0, ..Default::default() };
+    assert_eq!(bad.validate().unwrap_err().to_string().split(':').next().unwrap().trim(), "r_pdq");
+}
