@@ -4,7 +4,10 @@
     python -m dcflow.bench a.toml b.toml --repeat 3 -o bench-out/bench.md
 
 Each run happens in a fresh child process so its peak RSS (``ru_maxrss`` from
-``wait4``) is its own. Benchmarks are not tests: nothing is asserted.
+``wait4``) and CPU time are its own. Before the scenarios, the event queue
+alone is timed with the hold benchmark (10^5 pending events); every scenario's
+events/s is also given as a ratio to it, so numbers from different machines
+compare. Benchmarks are not tests: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -57,26 +60,42 @@ def measure(path: Path) -> dict[str, Any]:
         raise RuntimeError(f"{path}: exit {p.returncode}: {err.strip().splitlines()[-1:] or ''}")
     summary = json.loads(out.strip().splitlines()[-1])
     summary["_process_s"] = elapsed
+    summary["_cpu_s"] = ru.ru_utime + ru.ru_stime
     summary["_peak_rss_bytes"] = _maxrss_bytes(ru)
     return summary
 
 
-def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """One row per scenario: events/s is the summary's ``events / wall_s``."""
+def queue_baseline(pending: int = 100_000, steps: int = 20_000_000) -> float:
+    """Events/s of the event queue alone (hold benchmark), measured now."""
+    from dcflow import _core
+
+    return _core.bench_event_queue(pending, steps)
+
+
+def markdown_table(rows: list[dict[str, Any]], baseline: float | None = None) -> str:
+    """One row per scenario: events/s and packet hops/s per second of the
+    summary's ``wall_s``; ``vs queue`` is events/s over the hold baseline."""
     def num(v: Any, fmt: str) -> str:
         return "-" if v is None else format(v, fmt)
 
-    lines = [
-        "| scenario | engine | protocol | flows | events | wall_s | events/s | process_s | peak RSS (MiB) |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    lines = []
+    if baseline:
+        lines += [f"Event queue alone (hold, 10^5 pending): {baseline:,.0f} events/s", ""]
+    lines += [
+        "| scenario | engine | protocol | flows | events | wall_s | cpu_s | events/s | vs queue "
+        "| packet hops/s | peak RSS (MiB) |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        ev, wall = r.get("events"), r.get("wall_s")
+        ev, wall, hops = r.get("events"), r.get("wall_s"), r.get("packet_hops")
         rate = ev / wall if ev is not None and wall else None
+        hop_rate = hops / wall if hops and wall else None
+        ratio = rate / baseline if rate and baseline else None
         lines.append(
             f"| {r['_name']} | {r.get('_engine') or '-'} | {r.get('_protocol') or '-'} "
-            f"| {num(r.get('flows_total'), ',')} | {num(ev, ',')} | {num(wall, '.4f')} "
-            f"| {num(rate, ',.0f')} | {r['_process_s']:.2f} | {r['_peak_rss_bytes'] / 2**20:.1f} |"
+            f"| {num(r.get('flows_total'), ',')} | {num(ev, ',')} | {num(wall, '.2f')} "
+            f"| {r['_cpu_s']:.2f} | {num(rate, ',.0f')} | {num(ratio, '.2f')} "
+            f"| {num(hop_rate, ',.0f')} | {r['_peak_rss_bytes'] / 2**20:.1f} |"
         )
     return "\n".join(lines)
 
@@ -95,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not paths:
         print("no benchmark scenarios (bench/*.toml)")
         return 0
+    baseline = queue_baseline()
+    print(f"  event queue alone: {baseline:,.0f} events/s", file=sys.stderr)
     rows = []
     for path in paths:
         best = None
@@ -110,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         best["_name"] = path.stem
         rows.append(best)
         print(f"  {path.stem}: wall {best.get('wall_s')} s, events {best.get('events')}", file=sys.stderr)
-    table = markdown_table(rows)
+    table = markdown_table(rows, baseline)
     print(table)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
