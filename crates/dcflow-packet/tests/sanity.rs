@@ -73,3 +73,20 @@ fn tcp_incast_into_a_small_buffer_drops_and_times_out() {
     // timeout (RTO_min = 10 ms) finishes later than the burst plus one RTO_min.
     assert!(s.fct_max_s.unwrap() > 0.010 + 40.0 * 64e3 * 8.0 / 1e9);
 }
+
+/// `[faults] loss` drops packets on the bottleneck in both directions, and the
+/// transports still deliver every byte.
+#[test]
+fn random_loss_is_injected_and_recovered_from() {
+    for proto in ["tcp", "rcp", "pfabric"] {
+        let clean = format!(
+            "[topology]\nkind = \"star\"\nhosts = 5\n[protocol]\nname = \"{proto}\"\n\
+             [workload]\npattern = \"aggregation\"\nflows = 4\nsize = {{ dist = \"fixed\", value = \"500KB\" }}\n"
+        );
+        let lossy = format!("{clean}[faults]\nloss = 0.02\n");
+        let (a, b) = (run(&clean).summary, run(&lossy).summary);
+        assert_eq!(a.packets_dropped, 0, "{proto}: no loss without faults");
+        assert!(b.packets_dropped > 0 && b.retransmits > 0, "{proto}: 2% loss drops and retransmits");
+        assert_eq!(b.flows_completed, 4, "{proto}: every flow recovers");
+    }
+}
