@@ -73,7 +73,7 @@ impl Sim {
                 let at_switch = topo.forwards(link.from);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: if at_switch { protocol.port_agent_at(l as LinkId, link.rate) } else { PortAgent::Forward },
+                    agent: if at_switch { protocol.port_agent(l as LinkId, link.rate) } else { PortAgent::Forward },
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,

@@ -21,7 +21,7 @@ pub use endpoint::{Endpoint, FlowEvent, FlowInfo};
 pub use packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
 pub use receiver::Receiver;
 pub use agent::{PortAgent, PortView};
-pub use rate_alloc::{AllocatorConfig, RateAllocator};
+pub use rate_alloc::RateAllocator;
 pub use pfabric::{PfabricConfig, PfabricSender};
 pub use rate::{ExplicitRateConfig, RateSender};
 pub use pdq::{PdqConfig, PdqHeader, PdqSender, PdqSwitch};

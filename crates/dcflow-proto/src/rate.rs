@@ -9,7 +9,6 @@
 
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
-use crate::rate_alloc::AllocatorConfig;
 use crate::reliability::SegmentTracker;
 use dcflow_core::{ensure, ConfigError, Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -44,14 +43,15 @@ pub struct ExplicitRateConfig {
 
 impl Default for ExplicitRateConfig {
     fn default() -> Self {
-        let a = AllocatorConfig::default();
         ExplicitRateConfig {
-            alpha: a.alpha,
-            beta: a.beta,
-            interval: a.interval,
-            base_rate: a.base_rate,
-            nonnegative_fair_share: a.nonnegative_fair_share,
-            max_capacity_factor: a.max_capacity_factor,
+            alpha: 0.1,
+            beta: 1.0,
+            interval: Dur::us(800),
+            // One 62-byte request packet (40 B headers + 22 B D3 header, §5)
+            // per 300 us, the typical datacenter RTT D3 §4.5 quotes.
+            base_rate: Rate::bps(1_650_000),
+            nonnegative_fair_share: false,
+            max_capacity_factor: 2.0,
             quenching: false,
             rto_min: Dur::ms(1),
         }
@@ -68,17 +68,6 @@ impl ExplicitRateConfig {
         ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
     }
 
-    /// The router half of the configuration.
-    pub fn allocator(&self) -> AllocatorConfig {
-        AllocatorConfig {
-            alpha: self.alpha,
-            beta: self.beta,
-            interval: self.interval,
-            base_rate: self.base_rate,
-            nonnegative_fair_share: self.nonnegative_fair_share,
-            max_capacity_factor: self.max_capacity_factor,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,53 +5,14 @@
 //! have no deadlines" (PDQ §5.1).
 
 use crate::agent::PortView;
+use crate::rate::ExplicitRateConfig;
 use crate::packet::{Packet, Sched};
 use dcflow_core::{Dur, Rate, Time};
-use serde::{Deserialize, Serialize};
-
-/// Router-side D3 parameters; the defaults are the paper's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct AllocatorConfig {
-    /// Capacity controller gain on spare capacity (D3 footnote 4: 0.1).
-    pub alpha: f64,
-    /// Capacity controller gain on queue (D3 footnote 4: 1).
-    pub beta: f64,
-    /// Capacity controller update interval T (D3 footnote 4: 800 us).
-    pub interval: Dur,
-    /// The rate every flow gets at least: "one header-only packet per RTT"
-    /// (D3 §4.2). Routers know no RTTs, so this is a constant: a 62-byte
-    /// request packet (40 B headers + 22 B D3 header, §5) per 300 us, the
-    /// typical datacenter RTT D3 §4.5 quotes, rounded to 1.65 Mbps.
-    pub base_rate: Rate,
-    /// Clamp the fair share at zero, the fix PDQ §5.1 applied to D3 ("we add a
-    /// constraint to enforce the fair share bandwidth fs to always be
-    /// non-negative"). Off by default: D3's own Snippet 1 lets it go negative.
-    pub nonnegative_fair_share: bool,
-    /// Upper bound of the controller's capacity C as a multiple of the link
-    /// rate. The controller raises C while the link is under-used (u/T < C),
-    /// without limit when flows are bottlenecked elsewhere; D3 does not say how
-    /// far. See docs/fidelity.md.
-    pub max_capacity_factor: f64,
-}
-
-impl Default for AllocatorConfig {
-    fn default() -> Self {
-        AllocatorConfig {
-            alpha: 0.1,
-            beta: 1.0,
-            interval: Dur::us(800),
-            base_rate: Rate::bps(1_650_000),
-            nonnegative_fair_share: false,
-            max_capacity_factor: 2.0,
-        }
-    }
-}
 
 /// Counters of one output port (D3 §4.3): N flows, demand D, allocation A, all
 /// in bits per second, plus the controller's capacity C.
 pub struct RateAllocator {
-    cfg: AllocatorConfig,
+    cfg: ExplicitRateConfig,
     link: f64,
     capacity: f64,
     flows: u64,
@@ -62,7 +23,9 @@ pub struct RateAllocator {
 }
 
 impl RateAllocator {
-    pub fn new(cfg: AllocatorConfig, link: Rate) -> RateAllocator {
+    /// The router reads the allocator keys of `cfg` (α, β, T, base rate, fair
+    /// share clamp, capacity bound); the rest are the sender's.
+    pub fn new(cfg: ExplicitRateConfig, link: Rate) -> RateAllocator {
         let next_update = Time::ZERO + cfg.interval;
         RateAllocator {
             cfg,
@@ -209,8 +172,8 @@ mod tests {
 
     #[test]
     fn rcp_dc_new_flows_pause_one_rtt_then_share_equally() {
-        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
-        let base = AllocatorConfig::default().base_rate.0;
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        let base = ExplicitRateConfig::default().base_rate.0;
         // Two non-deadline SYNs: each gets the base rate (burst tolerance).
         assert_eq!(process(&mut r, request(true, 0, 0, 0)), base);
         assert_eq!(process(&mut r, request(true, 0, 0, 0)), base);
@@ -223,8 +186,8 @@ mod tests {
 
     #[test]
     fn deadline_flow_gets_its_demand_plus_fair_share_of_the_rest() {
-        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
-        let base = AllocatorConfig::default().base_rate.0;
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        let base = ExplicitRateConfig::default().base_rate.0;
         process(&mut r, request(true, 0, 0, 0)); // non-deadline flow
         process(&mut r, request(true, 400_000_000, 0, 0)); // deadline flow, 400 Mbps
         // D = 400M, N = 2: fs = (1G - 400M)/2 = 300M. The deadline flow asks again
@@ -237,8 +200,8 @@ mod tests {
 
     #[test]
     fn oversubscribed_requests_are_served_greedily_in_arrival_order() {
-        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
-        let base = AllocatorConfig::default().base_rate.0;
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        let base = ExplicitRateConfig::default().base_rate.0;
         let first = process(&mut r, request(true, 600_000_000, 0, 0));
         assert_eq!(first, 600_000_000 + base);
         // Second asks 600M but only 1G - (600M + base) is left: it gets what's left.
@@ -248,7 +211,7 @@ mod tests {
         assert_eq!(process(&mut r, request(true, 600_000_000, 0, 0)), base);
         // Demand 1.8G > C: the fair share is negative, (1G - 1.8G)/3.
         // A non-deadline request with enough left would get desired + fs < 0 -> base.
-        let mut r2 = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let mut r2 = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
         process(&mut r2, request(true, 900_000_000, 0, 0));
         process(&mut r2, request(true, 900_000_000, 0, 0));
         // Flow 1 re-requests returning everything it had: left = 1G - (1G - 900M - base)... > 0.
@@ -259,9 +222,9 @@ mod tests {
 
     #[test]
     fn negative_fair_share_can_be_clamped() {
-        let cfg = AllocatorConfig { nonnegative_fair_share: true, ..Default::default() };
+        let cfg = ExplicitRateConfig { nonnegative_fair_share: true, ..Default::default() };
         let mut r = RateAllocator::new(cfg, Rate::gbps(1));
-        let base = AllocatorConfig::default().base_rate.0;
+        let base = ExplicitRateConfig::default().base_rate.0;
         process(&mut r, request(true, 700_000_000, 0, 0));
         process(&mut r, request(true, 700_000_000, 0, 0));
         // D = 1.4G > C. Flow 1 re-requests 700M returning 700M+base: left = 1G - 300M... 
@@ -272,8 +235,8 @@ mod tests {
 
     #[test]
     fn fin_returns_allocation_and_leaves() {
-        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
-        let base = AllocatorConfig::default().base_rate.0;
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        let base = ExplicitRateConfig::default().base_rate.0;
         process(&mut r, request(true, 0, 0, 0));
         let a = process(&mut r, request(false, 0, 0, base));
         let mut fin = request(false, 0, 0, a);
@@ -287,7 +250,7 @@ mod tests {
 
     #[test]
     fn capacity_controller_backs_off_under_queue_and_is_bounded() {
-        let mut r = RateAllocator::new(AllocatorConfig::default(), Rate::gbps(1));
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
         process(&mut r, request(true, 0, 0, 0));
         // After one interval, link fully used (100 KB in 800us = 1 Gbps) and 10 KB queued:
         // C = 1G + 0.1 (1G - 1G) - 1 * (80 kbit / 800 us = 100 Mbps) = 900 Mbps.

@@ -161,10 +161,13 @@ impl ProtocolConfig {
 
     /// The agent for the switch output port of link `link_id` with rate
     /// `link`. PDQ derives its globally unique switch id from the link id.
-    pub fn port_agent_at(&self, link_id: u32, link: Rate) -> PortAgent {
+    pub fn port_agent(&self, link_id: u32, link: Rate) -> PortAgent {
         match self {
             ProtocolConfig::Pdq(c) => PortAgent::Pdq(crate::pdq::PdqSwitch::new(c, link_id, link)),
-            _ => self.port_agent(link),
+            ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
+                PortAgent::Rate(RateAllocator::new(c.clone(), link))
+            }
+            _ => PortAgent::Forward,
         }
     }
 
@@ -172,17 +175,6 @@ impl ProtocolConfig {
     /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3).
     pub fn symmetric_paths(&self) -> bool {
         matches!(self, ProtocolConfig::Pdq(_))
-    }
-
-    /// The agent for a switch output port of rate `link`.
-    pub fn port_agent(&self, link: Rate) -> PortAgent {
-        match self {
-            ProtocolConfig::Pdq(_) => panic!("PDQ switches need their link id: use port_agent_at"),
-            ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
-                PortAgent::Rate(RateAllocator::new(c.allocator(), link))
-            }
-            _ => PortAgent::Forward,
-        }
     }
 }
 

@@ -1,0 +1,267 @@
+//! Unit tests of the TCP sender.
+
+use super::*;
+use serde::Deserialize;
+use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
+use crate::packet::{Packet, PacketKind};
+use dcflow_core::{Dur, Time};
+use dcflow_core::{Bytes, Rate};
+
+const MSS: u64 = 1000;
+
+fn info(size: u64) -> FlowInfo {
+    FlowInfo {
+        id: 7,
+        size: Bytes(size),
+        start: Time::ZERO,
+        deadline: None,
+        mss: MSS as u32,
+        line_rate: Rate::gbps(1),
+        base_rtt: Dur::us(100),
+        switch_hops: 1,
+    }
+}
+
+fn no_hs() -> TcpConfig {
+    TcpConfig { handshake: false, ..TcpConfig::default() }
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<Packet> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack(cum: u64, acked_seq: u64, sent_at: Time) -> Packet {
+    let mut a = Packet::new(7, PacketKind::Ack, true, sent_at);
+    a.seq = cum;
+    a.acked_seq = acked_seq;
+    a
+}
+
+/// Ack every packet in order until cwnd reaches `target` bytes; returns now.
+fn grow_to(s: &mut TcpSender, target: u64) -> Time {
+    let mut now = Time::ZERO;
+    let mut out = drain(s, now);
+    while s.cwnd() < target {
+        now += Dur::us(100);
+        let mut next = Vec::new();
+        for p in out {
+            s.handle_packet(now, &ack(p.seq + p.payload as u64, p.seq, p.sent_at));
+            next.extend(drain(s, now));
+            if s.cwnd() >= target {
+                break;
+            }
+        }
+        out = next;
+    }
+    now
+}
+
+#[test]
+fn handshake_then_initial_window_of_segments() {
+    let mut s = TcpSender::new(info(2500), &TcpConfig::default());
+    assert_eq!(s.poll_timeout(), Some(Time::ZERO));
+    let syn = drain(&mut s, Time::ZERO);
+    assert_eq!(syn.len(), 1);
+    assert_eq!(syn[0].kind, PacketKind::Syn);
+    let mut sa = Packet::new(7, PacketKind::SynAck, true, Time::ZERO);
+    sa.sent_at = Time::ZERO;
+    s.handle_packet(Time(100), &sa);
+    assert_eq!(s.srtt(), Some(Dur(100)));
+    let d = drain(&mut s, Time(100));
+    assert_eq!(d.len(), 2, "init_cwnd = 2");
+    assert_eq!((d[0].seq, d[0].payload, d[0].wire), (0, 1000, 1040));
+    assert_eq!((d[1].seq, d[1].payload), (1000, 1000));
+    s.handle_packet(Time(200), &ack(1000, 0, Time(100)));
+    let d = drain(&mut s, Time(200));
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].seq, d[0].payload, d[0].wire), (2000, 500, 540), "last segment is shorter");
+    s.handle_packet(Time(300), &ack(2000, 1000, Time(100)));
+    assert!(s.poll_event().is_none());
+    s.handle_packet(Time(300), &ack(2500, 2000, Time(200)));
+    assert_eq!(s.poll_event(), Some(FlowEvent::Closed));
+    assert_eq!(s.poll_timeout(), None);
+    assert!(s.poll_transmit(Time(300)).is_none());
+}
+
+#[test]
+fn syn_is_retransmitted_with_backoff() {
+    let cfg = TcpConfig { rto_init: Some(Dur::ms(1)), rto_min: Dur::ms(1), ..TcpConfig::default() };
+    let mut s = TcpSender::new(info(1000), &cfg);
+    assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+    let t1 = s.poll_timeout().unwrap();
+    assert_eq!(t1, Time::ZERO + Dur::ms(1));
+    s.handle_timeout(t1);
+    let p = drain(&mut s, t1);
+    assert_eq!((p.len(), p[0].kind, p[0].retransmit), (1, PacketKind::Syn, true));
+    assert_eq!(s.poll_timeout(), Some(t1 + Dur::ms(2)), "exponential backoff");
+    assert_eq!((s.timeouts(), s.retransmits()), (1, 1));
+}
+
+#[test]
+fn early_or_spurious_timeouts_are_ignored() {
+    let mut s = TcpSender::new(info(10_000), &no_hs());
+    let out = drain(&mut s, Time::ZERO);
+    assert_eq!(out.len(), 2);
+    let deadline = s.poll_timeout().unwrap();
+    s.handle_timeout(Time(deadline.0 - 1));
+    assert_eq!(s.timeouts(), 0);
+    assert!(s.poll_transmit(Time(deadline.0 - 1)).is_none());
+    assert_eq!(s.poll_timeout(), Some(deadline));
+    s.handle_timeout(deadline);
+    assert_eq!(s.timeouts(), 1);
+    let p = drain(&mut s, deadline);
+    assert_eq!(p.len(), 1, "cwnd = 1 MSS after a timeout");
+    assert_eq!((p[0].seq, p[0].retransmit), (0, true));
+    assert_eq!(s.cwnd(), MSS);
+    assert_eq!(s.ssthresh(), 2 * MSS, "max(flight/2, 2 MSS)");
+}
+
+#[test]
+fn cwnd_halves_on_fast_retransmit_and_recovers_with_newreno() {
+    let mut s = TcpSender::new(info(1_000_000), &no_hs());
+    let now = grow_to(&mut s, 20 * MSS);
+    // Drain whatever the window allows so that flight == cwnd.
+    drain(&mut s, now);
+    let flight = s.flight();
+    let una = s.snd_una();
+    assert_eq!(flight, 20 * MSS);
+    let t = now + Dur::us(10);
+    // Segment `una` is lost; the next three arrive: three duplicate ACKs.
+    for k in 1..=3 {
+        s.handle_packet(t, &ack(una, una + k * MSS, now));
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.fast_retransmits(), 1);
+    assert_eq!(s.ssthresh(), flight / 2);
+    assert_eq!(s.cwnd(), flight / 2 + 3 * MSS);
+    let p = drain(&mut s, t);
+    assert_eq!((p.len(), p[0].seq, p[0].retransmit), (1, una, true));
+    assert_eq!(s.retransmits(), 1);
+    // More dupacks inflate the window; new data goes out after half a window.
+    for k in 4..=19 {
+        s.handle_packet(t, &ack(una, una + k * MSS, now));
+    }
+    let p = drain(&mut s, t);
+    assert_eq!(p.len(), 9, "cwnd 10+19 MSS minus flight 20 MSS");
+    assert!(p.iter().all(|p| !p.retransmit));
+    // Partial ACK (the retransmission filled the hole; assume una+5 lost too).
+    s.handle_packet(t, &ack(una + 5 * MSS, una, t));
+    assert!(s.in_recovery());
+    let p = drain(&mut s, t);
+    assert_eq!((p[0].seq, p[0].retransmit), (una + 5 * MSS, true));
+    // Full ACK exits recovery with cwnd = ssthresh.
+    let high = s.snd_una() + s.flight();
+    s.handle_packet(t, &ack(una + 20 * MSS, una + 5 * MSS, t));
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), flight / 2);
+    assert!(high > una + 20 * MSS);
+    assert_eq!(s.timeouts(), 0);
+}
+
+#[test]
+fn rto_follows_rfc6298_and_never_drops_below_rto_min() {
+    let cfg = TcpConfig { rto_min: Dur::us(1), ..no_hs() };
+    let mut s = TcpSender::new(info(100_000), &cfg);
+    s.rtt_sample(Dur::us(100));
+    assert_eq!((s.srtt(), s.rttvar(), s.rto()), (Some(Dur::us(100)), Dur::us(50), Dur::us(300)));
+    s.rtt_sample(Dur::us(200));
+    // rttvar = 3/4 * 50 + 1/4 * 100 = 62.5; srtt = 7/8 * 100 + 1/8 * 200 = 112.5
+    assert_eq!(s.rttvar(), Dur::ns(62_500));
+    assert_eq!(s.srtt(), Some(Dur::ns(112_500)));
+    assert_eq!(s.rto(), Dur::ns(112_500 + 4 * 62_500));
+
+    let mut s = TcpSender::new(info(100_000), &no_hs());
+    assert_eq!(s.rto(), Dur::ms(10), "rto_init = max(rto_min, 3 base_rtt)");
+    for _ in 0..50 {
+        s.rtt_sample(Dur::us(20));
+        assert!(s.rto() >= Dur::ms(10));
+    }
+    assert_eq!(s.rto(), Dur::ms(10));
+}
+
+#[test]
+fn dctcp_alpha_and_reduction_once_per_window() {
+    let cfg = DctcpConfig { alpha_init: 0.0, handshake: false, ..DctcpConfig::default() };
+    let mut s = TcpSender::dctcp(info(1_000_000), &cfg);
+    assert!(s.ecn_capable());
+    let now = grow_to(&mut s, 16 * MSS);
+    drain(&mut s, now);
+    let una = s.snd_una();
+    let alpha0 = s.alpha().unwrap();
+    assert_eq!(alpha0, 0.0);
+    // Every ACK of the next window carries ECN-Echo.
+    let w = s.flight() / MSS;
+    let cwnd0 = s.cwnd();
+    for k in 0..w {
+        let mut a = ack(una + (k + 1) * MSS, una + k * MSS, now);
+        a.ecn_echo = true;
+        s.handle_packet(now + Dur::us(100), &a);
+    }
+    // First ACK: alpha was 0 so the window is unchanged by the reduction;
+    // the window then ends and alpha -> g * F with F = 1.
+    let alpha = s.alpha().unwrap();
+    assert!(alpha > 0.0 && alpha < 2.0 / 16.0, "alpha = {alpha}");
+    assert!(s.cwnd() < cwnd0 + w * MSS, "growth stopped by marks");
+    assert_eq!(s.timeouts(), 0);
+
+    // The first marked ACK cuts the window to cwnd (1 - alpha/2), once per window.
+    let cfg = DctcpConfig { handshake: false, ..DctcpConfig::default() };
+    let mut s = TcpSender::dctcp(info(1_000_000), &cfg);
+    let now = grow_to(&mut s, 16 * MSS);
+    drain(&mut s, now);
+    let una = s.snd_una();
+    let cwnd0 = s.cwnd();
+    let mut a = ack(una + MSS, una, now);
+    a.ecn_echo = true;
+    s.handle_packet(now, &a);
+    let alpha = s.alpha().unwrap();
+    assert!(alpha > 0.1, "alpha decays from 1 only by (15/16) per unmarked window");
+    let reduced = ((cwnd0 + MSS) as f64 * (1.0 - alpha / 2.0)) as u64;
+    assert_eq!(s.cwnd(), reduced);
+    let mut a = ack(una + 2 * MSS, una + MSS, now);
+    a.ecn_echo = true;
+    s.handle_packet(now, &a);
+    assert_eq!(s.cwnd(), reduced, "at most one reduction per window");
+}
+
+#[test]
+fn newreno_ignores_ecn_echo() {
+    let mut s = TcpSender::new(info(100_000), &no_hs());
+    let p = drain(&mut s, Time::ZERO);
+    let mut a = ack(MSS, 0, p[0].sent_at);
+    a.ecn_echo = true;
+    s.handle_packet(Time(10), &a);
+    assert_eq!(s.cwnd(), 3 * MSS);
+    assert!(!s.ecn_capable());
+}
+
+#[test]
+fn config_defaults_and_unknown_keys() {
+    use serde::de::value::{Error, MapDeserializer};
+    let empty: Vec<(&str, &str)> = vec![];
+    let c = TcpConfig::deserialize(MapDeserializer::<_, Error>::new(empty.into_iter())).unwrap();
+    assert_eq!(c, TcpConfig::default());
+    assert_eq!((c.rto_min, c.init_cwnd, c.dupack_threshold, c.handshake), (Dur::ms(10), 2, 3, true));
+    let c = TcpConfig::deserialize(MapDeserializer::<_, Error>::new(vec![("rto_min", "1ms")].into_iter())).unwrap();
+    assert_eq!(c.rto_min, Dur::ms(1));
+    let e = TcpConfig::deserialize(MapDeserializer::<_, Error>::new(vec![("rto_mn", "1ms")].into_iter()));
+    assert!(e.unwrap_err().to_string().contains("rto_mn"));
+    let e = TcpConfig::deserialize(MapDeserializer::<_, Error>::new(vec![("g", "1ms")].into_iter()));
+    assert!(e.is_err(), "g is a DCTCP key");
+    let d = DctcpConfig::default();
+    assert_eq!(d.g, 1.0 / 16.0);
+    assert!(d.validate().is_ok());
+    assert_eq!(DctcpConfig { g: 0.0, ..d }.validate().unwrap_err().key, "g");
+    assert_eq!(TcpConfig { init_cwnd: 0, ..TcpConfig::default() }.validate().unwrap_err().key, "init_cwnd");
+}
+
+#[test]
+fn waits_for_flow_start() {
+    let mut i = info(1000);
+    i.start = Time(500);
+    let mut s = TcpSender::new(i, &TcpConfig::default());
+    assert_eq!(s.poll_timeout(), Some(Time(500)));
+    assert!(s.poll_transmit(Time(499)).is_none());
+    s.handle_timeout(Time(500));
+    assert_eq!(s.poll_transmit(Time(500)).unwrap().kind, PacketKind::Syn);
+}
