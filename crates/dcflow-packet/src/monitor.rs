@@ -2,9 +2,18 @@
 //! rate), sampled every `[monitor] interval`, plus the per-link byte counts the
 //! summary's utilization comes from.
 
-use crate::sim::Sim;
-use dcflow_core::{Dur, LinkId};
+use crate::sim::{Port, Sim};
+use dcflow_core::{Dur, LinkId, Rate, Time};
 use dcflow_scenario::SeriesRow;
+
+/// Bytes the port has put on the wire by `now`. A port counts a packet when
+/// its serialization starts (one event per hop), so the part of the packet
+/// still to be serialized is taken back out: samples are exact, and a link is
+/// never seen above its rate.
+fn serialized_bytes(port: &Port, rate: Rate, now: Time) -> u64 {
+    let pending = if port.busy_until > now { rate.bytes_in(port.busy_until - now).0 } else { 0 };
+    port.tx_bytes - pending
+}
 
 pub struct Monitor {
     interval: Dur,
@@ -34,14 +43,15 @@ impl Monitor {
         let secs = self.interval.as_secs_f64();
         for (link, name, last) in &mut self.links {
             let port = &sim.ports[*link as usize];
+            let sent = serialized_bytes(port, sim.topo.links[*link as usize].rate, sim.now);
             self.rows.push(SeriesRow {
                 time_s,
                 series: "link",
                 name: name.clone(),
-                throughput_bps: (port.tx_bytes - *last) as f64 * 8.0 / secs,
+                throughput_bps: (sent - *last) as f64 * 8.0 / secs,
                 queue_bytes: Some(port.queue.bytes()),
             });
-            *last = port.tx_bytes;
+            *last = sent;
         }
         if let Some(bytes) = self.flow_bytes.as_mut() {
             for (f, last) in sim.flows.iter().zip(bytes.iter_mut()) {
