@@ -7,12 +7,13 @@ use dcflow_core::LinkId;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A link's current fair level, in a min-heap; entries whose `version` is
-/// older than the link's are stale (lazy invalidation).
+/// A link's fair level when it was pushed, in a min-heap. Levels only rise
+/// during filling (freezing flows at the lowest level s leaves every other
+/// link's residual / unfrozen at least what it was), so an entry is a lower
+/// bound: when popped it is re-checked and re-pushed if the level has risen.
 struct Level {
     share: f64,
     link: LinkId,
-    version: u32,
 }
 impl PartialEq for Level {
     fn eq(&self, o: &Self) -> bool {
@@ -35,7 +36,6 @@ impl Ord for Level {
 /// Scratch space for progressive filling, reused across recomputations.
 pub struct MaxMin {
     unfrozen: Vec<u32>,
-    version: Vec<u32>,
     frozen_epoch: Vec<u32>,
     epoch: u32,
     heap: BinaryHeap<Level>,
@@ -46,7 +46,6 @@ impl MaxMin {
     pub fn new(links: usize, flows: usize) -> MaxMin {
         MaxMin {
             unfrozen: vec![0; links],
-            version: vec![0; links],
             frozen_epoch: vec![0; flows],
             epoch: 0,
             heap: BinaryHeap::new(),
@@ -77,7 +76,6 @@ impl MaxMin {
         for &l in links {
             let n = link_flows[l as usize].len() as u32;
             self.unfrozen[l as usize] = n;
-            self.version[l as usize] += 1;
             if n > 0 {
                 self.push(l, residual);
             }
@@ -90,8 +88,17 @@ impl MaxMin {
         }
         self.capped.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
         loop {
-            while self.heap.peek().is_some_and(|t| t.version != self.version[t.link as usize]) {
-                self.heap.pop();
+            // Settle the top: drop links with no unfrozen flow left, re-push risen levels.
+            while let Some(top) = self.heap.peek() {
+                let l = top.link as usize;
+                if self.unfrozen[l] == 0 {
+                    self.heap.pop();
+                } else if self.level(l, residual) > top.share * (1.0 + 1e-12) + 1e-9 {
+                    self.heap.pop();
+                    self.push(l as LinkId, residual);
+                } else {
+                    break;
+                }
             }
             while self.capped.last().is_some_and(|&(_, f)| self.frozen_epoch[f as usize] == epoch) {
                 self.capped.pop();
@@ -100,8 +107,9 @@ impl MaxMin {
             let cap_level = self.capped.last().map(|c| c.0);
             match (link_level, cap_level) {
                 (None, None) => break,
-                (Some(s), c) if c.is_none_or(|c| s <= c) => {
+                (Some(_), c) if c.is_none_or(|c| self.level(self.heap.peek().expect("peeked").link as usize, residual) <= c) => {
                     let l = self.heap.pop().expect("peeked").link;
+                    let s = self.level(l as usize, residual);
                     for &f in &link_flows[l as usize] {
                         if self.frozen_epoch[f as usize] != epoch {
                             self.freeze(f, s, path(f), residual, rate);
@@ -117,9 +125,13 @@ impl MaxMin {
         }
     }
 
+    fn level(&self, l: usize, residual: &[f64]) -> f64 {
+        (residual[l] / self.unfrozen[l] as f64).max(0.0)
+    }
+
     fn push(&mut self, l: LinkId, residual: &[f64]) {
-        let share = (residual[l as usize] / self.unfrozen[l as usize] as f64).max(0.0);
-        self.heap.push(Level { share, link: l, version: self.version[l as usize] });
+        let share = self.level(l as usize, residual);
+        self.heap.push(Level { share, link: l });
     }
 
     fn freeze(&mut self, f: u32, r: f64, path: &[LinkId], residual: &mut [f64], rate: &mut [f64]) {
@@ -129,10 +141,6 @@ impl MaxMin {
             let m = m as usize;
             residual[m] -= r;
             self.unfrozen[m] -= 1;
-            self.version[m] += 1;
-            if self.unfrozen[m] > 0 {
-                self.push(m as LinkId, residual);
-            }
         }
     }
 }

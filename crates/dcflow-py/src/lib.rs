@@ -5,7 +5,7 @@
 //! event (DESIGN.md rule 6). pyarrow tables are built on the Python side from
 //! these columns, which keeps arrow-rs (a large build) out of the extension.
 
-use dcflow_scenario::{FlowRecord, RunOutput, Scenario, SeriesRow};
+use dcflow_scenario::{Engine, FlowRecord, RunOutput, Scenario, SeriesRow};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -47,7 +47,10 @@ fn topo(scenario_json: &str) -> PyResult<String> {
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     let s = parse(scenario_json)?;
     let out: RunOutput = py
-        .detach(|| dcflow_packet::run(&s))
+        .detach(|| match s.engine {
+            Engine::Packet => dcflow_packet::run(&s),
+            Engine::Fluid => dcflow_fluid::run(&s),
+        })
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let result = PyDict::new(py);
     let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
