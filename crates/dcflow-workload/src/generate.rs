@@ -27,6 +27,10 @@ pub struct FlowSpec {
 /// each come from their own stream (`component::WORKLOAD_*`), and every flow
 /// draws a deadline even when `only_below` drops it, so changing one of these
 /// never shifts the others. Errors are those of [`WorkloadConfig::validate`].
+fn explicit_spec(f: &ExplicitFlow) -> FlowSpec {
+    FlowSpec { id: 0, src: f.src, dst: f.dst, size: f.size, start: Time::ZERO + f.start, deadline: f.deadline }
+}
+
 pub fn generate(
     cfg: &WorkloadConfig,
     explicit: &[ExplicitFlow],
@@ -34,17 +38,7 @@ pub fn generate(
     seed: u64,
 ) -> Result<Vec<FlowSpec>, ConfigError> {
     let mut flows = match cfg.plan(explicit, ctx)? {
-        Plan::Explicit(list) => list
-            .into_iter()
-            .map(|f| FlowSpec {
-                id: 0,
-                src: f.src,
-                dst: f.dst,
-                size: f.size,
-                start: Time::ZERO + f.start,
-                deadline: f.deadline,
-            })
-            .collect(),
+        Plan::Explicit(list) => list.iter().map(explicit_spec).collect(),
         Plan::Generated {
             endpoints,
             count,
@@ -52,6 +46,7 @@ pub fn generate(
             size,
             deadline,
             start,
+            background,
         } => {
             let mut arrivals = stream(seed, component::WORKLOAD_ARRIVALS);
             let mut sizes = stream(seed, component::WORKLOAD_SIZES);
@@ -90,6 +85,7 @@ pub fn generate(
                     deadline,
                 });
             }
+            flows.extend(background.iter().map(explicit_spec));
             flows
         }
     };

@@ -291,9 +291,10 @@ fn every_validation_error_names_its_key() {
     assert_eq!(key_of(&explicit, &[one(1, 6, 10)], 6), "flows[0].dst");
     assert_eq!(key_of(&explicit, &[one(2, 2, 10)], 6), "flows[0].dst");
     assert_eq!(key_of(&explicit, &[one(1, 2, 0)], 6), "flows[0].size");
+    // Background flows next to a generated pattern are checked the same way.
     assert_eq!(
-        key_of(&WorkloadConfig::default(), &[one(1, 2, 10)], 6),
-        "flows[0]"
+        key_of(&WorkloadConfig::default(), &[one(1, 9, 10)], 6),
+        "flows[0].dst"
     );
     assert_eq!(
         key_of(&WorkloadConfig::default(), &[], 1),
@@ -319,4 +320,19 @@ fn every_validation_error_names_its_key() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("vlaue"), "{e}");
+}
+
+/// `[[flows]]` next to a generated pattern are background flows (D3 §6.1.1
+/// "with background flows"): they join the generated flows, ids in start order.
+#[test]
+fn background_flows_join_a_generated_pattern() {
+    let ctx = Context { hosts: 4, host_link_rate: Rate::gbps(1), hosts_per_rack: None };
+    let agg = cfg("pattern = \"aggregation\"\nflows = 3\nstart = \"5ms\"");
+    let long = ExplicitFlow { src: 1, dst: 0, size: Bytes(50_000_000), start: Dur::ZERO, deadline: None };
+    let flows = generate(&agg, &[long.clone()], &ctx, 1).unwrap();
+    assert_eq!(flows.len(), 4);
+    assert_eq!((flows[0].src, flows[0].dst, flows[0].size), (long.src, long.dst, long.size));
+    assert_eq!(flows[0].start, Time::ZERO, "the background flow starts first and gets id 0");
+    assert!(flows[1..].iter().all(|f| f.dst == 0 && f.start == Time(Dur::ms(5).0)));
+    assert_eq!(flows.iter().map(|f| f.id).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
 }

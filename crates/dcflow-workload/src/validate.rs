@@ -35,6 +35,9 @@ pub(crate) enum Plan {
         size: SizeDist,
         deadline: Option<(DeadlineDist, Option<Bytes>)>,
         start: Dur,
+        /// Root `[[flows]]` given next to a generated pattern: background
+        /// flows (D3 §6.1.1 "with background flows", §6.1.2's long flows).
+        background: Vec<ExplicitFlow>,
     },
 }
 
@@ -325,11 +328,10 @@ impl WorkloadConfig {
             self.trace.is_some() && pat != Pattern::Explicit,
             &why,
         )?;
-        if pat != Pattern::Explicit && !explicit.is_empty() {
-            return Err(err(
-                "flows[0]",
-                "[[flows]] entries are used only with workload.pattern = \"explicit\"",
-            ));
+        if pat != Pattern::Explicit {
+            for (i, f) in explicit.iter().enumerate() {
+                check_explicit(f, &format!("flows[{i}]"), ctx)?;
+            }
         }
         if pat == Pattern::Explicit {
             return self.plan_explicit(explicit, ctx, &why);
@@ -464,6 +466,7 @@ impl WorkloadConfig {
             size,
             deadline,
             start: self.start,
+            background: explicit.to_vec(),
         })
     }
 
