@@ -4,13 +4,21 @@
 
 use dcflow_core::{Bytes, Dur, LinkId, Time};
 use dcflow_net::Topology;
+use dcflow_proto::pdq::PathInfo;
 use dcflow_proto::{FlowInfo, Receiver, Sender, HEADER_BYTES};
 use dcflow_workload::FlowSpec;
 
 pub struct FlowState {
     pub spec: FlowSpec,
+    /// Path 0 (the only path of single-path flows): data and replies.
     pub fwd: Vec<LinkId>,
     pub rev: Vec<LinkId>,
+    /// M-PDQ (PDQ §6): paths 1.. of a multipath flow as (data, replies),
+    /// built once when the flow is set up; empty for single-path flows.
+    pub extra: Vec<(Vec<LinkId>, Vec<LinkId>)>,
+    /// What the multipath sender knows of each path (path 0 first); empty
+    /// for single-path flows.
+    pub path_info: Vec<PathInfo>,
     pub info: FlowInfo,
     /// Created when the flow starts.
     pub sender: Option<Sender>,
@@ -24,6 +32,26 @@ pub struct FlowState {
 }
 
 impl FlowState {
+    /// The links a packet of this flow follows: path `path` (a packet's
+    /// [`dcflow_proto::Packet::path`]), forward or reverse.
+    #[inline]
+    pub fn route(&self, reverse: bool, path: u8) -> &[LinkId] {
+        if path == 0 {
+            if reverse {
+                &self.rev
+            } else {
+                &self.fwd
+            }
+        } else {
+            let (f, r) = &self.extra[path as usize - 1];
+            if reverse {
+                r
+            } else {
+                f
+            }
+        }
+    }
+
     /// Whether the flow has an outcome (delivered or given up).
     pub fn done(&self) -> bool {
         self.finish.is_some() || self.terminated
@@ -72,6 +100,33 @@ pub fn ideal_fct(topo: &Topology, path: &[LinkId], size: u64, mss: u32) -> Dur {
     let at_bottleneck = Dur(rates[b].tx_time(full).0 * (count - 1)) + rates[b].tx_time(last);
     let after: Dur = rates[b + 1..].iter().map(|r| r.tx_time(last)).fold(Dur::ZERO, |a, d| a + d);
     path_delay(topo, path) + before + at_bottleneck + after
+}
+
+/// The ideal FCT of a flow striped over several paths (M-PDQ, PDQ §6). The
+/// ideal of its best single path is not a lower bound: the flow can beat it.
+/// All its wire bytes (data packets of MSS = MTU − 40, as for single-path
+/// flows) leave the sender through the distinct first links of its paths and
+/// enter the receiver through their distinct last links, so they need at
+/// least bytes / min(Σ rates of the distinct first links, Σ rates of the
+/// distinct last links); the last packet then still has the propagation and
+/// processing delay of the shortest of the paths ahead of it. Their sum is a
+/// lower bound for any split (docs/fidelity-pdq.md, "M-PDQ").
+pub fn ideal_fct_multipath(topo: &Topology, paths: &[&[LinkId]], size: u64, mss: u32) -> Dur {
+    let (_, _, count) = wire_sizes(size, mss);
+    let wire = Bytes(size + count * HEADER_BYTES as u64);
+    let distinct_sum = |pick: fn(&[LinkId]) -> LinkId| {
+        let mut links: Vec<LinkId> = paths.iter().map(|p| pick(p)).collect();
+        links.sort_unstable();
+        links.dedup();
+        links.iter().map(|&l| topo.links[l as usize].rate.0).sum::<u64>()
+    };
+    let out = distinct_sum(|p| p[0]);
+    let into = distinct_sum(|p| p[p.len() - 1]);
+    let agg = dcflow_core::Rate(out.min(into));
+    let delay = paths.iter().map(|p| path_delay(topo, p)).min().unwrap_or(Dur::ZERO);
+    // Rounded down to the picosecond, so the bound stays a lower bound.
+    let ser = Dur((wire.0 as u128 * 8 * 1_000_000_000_000 / agg.0.max(1) as u128) as u64);
+    delay + ser
 }
 
 /// Round trip with empty queues: one MTU forward and one ACK back per hop.

@@ -8,9 +8,10 @@ mod sim;
 
 use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
 use dcflow_net::{Routes, Topology};
-use dcflow_proto::{FlowInfo, Receiver, HEADER_BYTES};
+use dcflow_proto::pdq::PathInfo;
+use dcflow_proto::{FlowInfo, ProtocolConfig, Receiver, HEADER_BYTES};
 use dcflow_scenario::{FlowRecord, RunOutput, RunStats, Scenario, Summary};
-use flows::{base_rtt, ideal_fct, FlowState};
+use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
 use monitor::Monitor;
 use sim::Sim;
 use std::time::Instant;
@@ -24,18 +25,36 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
     let specs = scenario.flow_specs(&topo)?;
     let routes = Routes::new(&topo, scenario.topology.routing, scenario.seed);
     let mss = topo.mtu - HEADER_BYTES;
+    // M-PDQ (PDQ §6): subflows per flow, each on its own path.
+    let subflows = match &scenario.protocol {
+        ProtocolConfig::Pdq(c) => c.subflows as usize,
+        _ => 1,
+    };
+    let retrace = |p: &[LinkId]| -> Vec<LinkId> { p.iter().rev().map(|&l| topo.reverse(l)).collect() };
     let flows: Vec<FlowState> = specs
         .into_iter()
         .map(|spec| {
+            // Multipath flows take up to `subflows` distinct paths (BCube:
+            // BuildPathSet's parallel paths), replies retracing each.
+            let mut multi = if subflows > 1 { routes.paths(spec.src, spec.dst, subflows) } else { Vec::new() };
+            if multi.len() < 2 {
+                multi.clear();
+            }
             // Per-flow ECMP hash, salted by the seed (DESIGN.md rule 5).
             let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
-            let fwd = routes.path(spec.src, spec.dst, hash);
+            let fwd = if multi.is_empty() { routes.path(spec.src, spec.dst, hash) } else { multi[0].clone() };
             let rev = if scenario.protocol.symmetric_paths() {
                 // ACKs retrace the data path (PDQ's reverse-path acceptance).
-                fwd.iter().rev().map(|&l| topo.reverse(l)).collect()
+                retrace(&fwd)
             } else {
                 routes.path(spec.dst, spec.src, hash)
             };
+            let extra: Vec<(Vec<LinkId>, Vec<LinkId>)> =
+                multi.iter().skip(1).map(|p| (p.clone(), retrace(p))).collect();
+            let path_info: Vec<PathInfo> = multi
+                .iter()
+                .map(|p| PathInfo { line_rate: topo.links[p[0] as usize].rate, base_rtt: base_rtt(&topo, p, &retrace(p)) })
+                .collect();
             let info = FlowInfo {
                 id: spec.id,
                 size: spec.size,
@@ -46,7 +65,12 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
                 base_rtt: base_rtt(&topo, &fwd, &rev),
                 switch_hops: (fwd.len() - 1) as u8,
             };
-            let ideal = ideal_fct(&topo, &fwd, spec.size.0, mss);
+            let ideal = if multi.is_empty() {
+                ideal_fct(&topo, &fwd, spec.size.0, mss)
+            } else {
+                let paths: Vec<&[LinkId]> = multi.iter().map(|p| p.as_slice()).collect();
+                ideal_fct_multipath(&topo, &paths, spec.size.0, mss)
+            };
             let mut receiver = Receiver::new(info);
             // The receiver's own access link bounds what it can take (PDQ §3.2).
             receiver.set_max_rx_rate(topo.links[rev[0] as usize].rate);
@@ -54,6 +78,8 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
                 spec,
                 fwd,
                 rev,
+                extra,
+                path_info,
                 info,
                 sender: None,
                 receiver,

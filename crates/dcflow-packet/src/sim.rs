@@ -13,7 +13,7 @@ use crate::flows::{hop_delay, FlowState};
 use crate::monitor::Monitor;
 use dcflow_core::{Bytes, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
-use dcflow_proto::{Endpoint, FlowEvent, Packet, PortAgent, PortView, ProtocolConfig};
+use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
 use rand::RngExt;
 
 /// Everything that can happen; small and `Copy` (DESIGN.md rule 2).
@@ -131,7 +131,13 @@ impl Sim {
             self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
         }
         let flow = &mut self.flows[f as usize];
-        flow.sender = Some(self.protocol.sender(flow.info));
+        flow.sender = Some(match &self.protocol {
+            // M-PDQ (PDQ §6): one subflow per path.
+            ProtocolConfig::Pdq(c) if !flow.path_info.is_empty() => {
+                Sender::Pdq(PdqSender::multipath(flow.info, c, &flow.path_info))
+            }
+            p => p.sender(flow.info),
+        });
         self.drive_sender(f);
     }
 
@@ -193,24 +199,14 @@ impl Sim {
     fn inject(&mut self, mut pkt: Packet) {
         self.counters.packets_sent += 1;
         pkt.hop = 0;
-        let flow = &self.flows[pkt.flow as usize];
-        let link = if pkt.reverse { flow.rev[0] } else { flow.fwd[0] };
+        let link = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path)[0];
         let idx = self.packets.insert(pkt);
         self.enqueue(link, idx);
     }
 
     fn enqueue(&mut self, link: LinkId, idx: u32) {
+        self.reverse_pass(idx);
         let pkt = self.packets.get_mut(idx);
-        if pkt.reverse && pkt.hop > 0 {
-            // A reverse packet entering a switch also passes the switch's port
-            // its flow's data leaves by: the pair of the link it arrived on
-            // (PDQ's Algorithm 3 updates that port's flow list).
-            let arrived_on = self.flows[pkt.flow as usize].rev[pkt.hop as usize - 1];
-            let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
-            if paired.agent.wants_reverse() {
-                paired.agent.on_reverse_packet(self.now, pkt);
-            }
-        }
         let port = &mut self.ports[link as usize];
         if !matches!(port.agent, PortAgent::Forward) {
             let view = PortView {
@@ -218,8 +214,10 @@ impl Sim {
                 queue_bytes: port.queue.bytes(),
                 tx_bytes: port.tx_bytes,
             };
-            // Hop 0 is the sender's NIC, so the n-th switch sees hop n.
-            let switch_hop = pkt.hop as usize - 1;
+            // Hop 0 is the sender's NIC, so the n-th switch sees hop n. In
+            // BCube the sender's own ports forward too (servers relay) and
+            // have agents at hop 0: they count as switch hop 0 as well.
+            let switch_hop = (pkt.hop as usize).saturating_sub(1);
             port.agent.on_packet(self.now, &view, switch_hop, pkt);
         }
         // An idle port with an empty queue sends at once: no queue discipline
@@ -246,6 +244,23 @@ impl Sim {
         }
     }
 
+    /// A reverse packet entering a node also passes the node's port its
+    /// flow's data leaves by: the pair of the link it arrived on (PDQ's
+    /// Algorithm 3 updates that port's flow list). This includes the sender
+    /// itself when its own ports run agents (BCube servers relay, so the first
+    /// port of a path is a PDQ port too).
+    #[inline]
+    fn reverse_pass(&mut self, idx: u32) {
+        let pkt = self.packets.get_mut(idx);
+        if pkt.reverse && pkt.hop > 0 {
+            let arrived_on = self.flows[pkt.flow as usize].route(true, pkt.path)[pkt.hop as usize - 1];
+            let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
+            if paired.agent.wants_reverse() {
+                paired.agent.on_reverse_packet(self.now, pkt);
+            }
+        }
+    }
+
     fn drop_packet(&mut self, idx: u32) {
         self.packets.remove(idx);
         self.counters.packets_dropped += 1;
@@ -266,8 +281,7 @@ impl Sim {
             return;
         }
         let pkt = self.packets.get(idx);
-        let flow = &self.flows[pkt.flow as usize];
-        let path = if pkt.reverse { &flow.rev } else { &flow.fwd };
+        let path = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path);
         let delay = hop_delay(&self.topo, path, pkt.hop as usize);
         self.events.push(done + delay, Event::Arrive(idx));
     }
@@ -287,13 +301,15 @@ impl Sim {
     fn arrive(&mut self, idx: u32) {
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
-        let (hop, reverse, f) = (pkt.hop as usize, pkt.reverse, pkt.flow);
-        let flow = &self.flows[f as usize];
-        let path = if reverse { &flow.rev } else { &flow.fwd };
+        let (hop, reverse, f, p) = (pkt.hop as usize, pkt.reverse, pkt.flow, pkt.path);
+        let path = self.flows[f as usize].route(reverse, p);
         if hop < path.len() {
             let next = path[hop];
             self.enqueue(next, idx);
             return;
+        }
+        if reverse {
+            self.reverse_pass(idx);
         }
         let pkt = self.packets.remove(idx);
         let now = self.now;

@@ -111,6 +111,11 @@ pub struct Packet {
     pub sched: Sched,
     /// Index of the next link on the packet's path; owned by the engine.
     pub hop: u8,
+    /// Which of its flow's paths the packet travels (M-PDQ subflow index,
+    /// PDQ §6); 0 for single-path flows. Replies carry the index of the packet
+    /// they answer, so they retrace the same path. Switches tell subflows
+    /// apart by (flow, path).
+    pub path: u8,
 }
 
 impl Packet {
@@ -132,6 +137,7 @@ impl Packet {
             retransmit: false,
             sched: Sched::None,
             hop: 0,
+            path: 0,
         }
     }
 }

@@ -81,6 +81,9 @@ impl Receiver {
         ack.retransmit = pkt.retransmit;
         ack.prio = pkt.prio;
         ack.sched = pkt.sched;
+        // M-PDQ (§6): the reply retraces its subflow's path; the buffer above
+        // (`cumulative`, `ranges`) is shared by every subflow of the flow.
+        ack.path = pkt.path;
         if let crate::packet::Sched::Pdq(h) = &mut ack.sched {
             h.rate = h.rate.min(self.max_rx_rate);
         }

@@ -129,13 +129,13 @@ fn run_case(seed: u64) -> usize {
         let mut headers: Vec<PdqHeader> = flows.iter().map(header).collect();
         for i in shuffled(n, &mut rng) {
             for &l in &flows[i].path {
-                switches[l].on_forward(now, &view, i as u32, &mut headers[i]);
+                switches[l].on_forward(now, &view, i as u64, &mut headers[i]);
             }
         }
         // The receiver echoes; reverse passes (Algorithm 3) back along the path.
         for i in shuffled(n, &mut rng) {
             for &l in flows[i].path.iter().rev() {
-                switches[l].on_reverse(i as u32, &mut headers[i]);
+                switches[l].on_reverse(i as u64, &mut headers[i]);
             }
             let h = headers[i];
             let f = &mut flows[i];
@@ -165,7 +165,7 @@ fn run_case(seed: u64) -> usize {
         let mut mixed = false;
         for (i, f) in flows.iter().enumerate() {
             for &l in &f.path {
-                if let Some(e) = switches[l].list().iter().find(|e| e.flow == i as u32) {
+                if let Some(e) = switches[l].list().iter().find(|e| e.flow == i as u64) {
                     mixed |= (e.rate > 0.0) != (f.rate > 0);
                 }
             }

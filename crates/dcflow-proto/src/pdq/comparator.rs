@@ -23,9 +23,11 @@ pub enum Comparator {
 }
 
 impl Comparator {
-    /// The sort key: smaller is more critical.
+    /// The sort key: smaller is more critical. `flow` is the switch-side
+    /// identity ([`super::switch::subflow_id`]): the flow id, then the M-PDQ
+    /// subflow index, so ties still break by flow id.
     #[inline]
-    pub fn key(self, deadline: Time, crit: u64, flow: FlowId) -> (u64, u64, FlowId) {
+    pub fn key(self, deadline: Time, crit: u64, flow: u64) -> (u64, u64, u64) {
         match self {
             Comparator::EdfSjf => (deadline.0, crit, flow),
             Comparator::Sjf => (0, crit, flow),

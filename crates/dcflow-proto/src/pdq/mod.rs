@@ -14,12 +14,18 @@
 //!   transmission time, then flow id), pluggable; the sender-side criticality
 //!   keys of §5.6 (random, size estimation every 50 KB) and §7 (aging).
 //!
+//! - [`mpdq`]: Multipath PDQ (§6): a flow split into subflows over parallel
+//!   paths, each a PDQ flow of its own to the switches, with load shifted from
+//!   paused subflows to the sending one with the least remaining load, and one
+//!   receive buffer (the shared receiver) for the whole flow.
+//!
 //! Variants (§5.1): `basic` (no Early Start, Early Termination or Suppressed
 //! Probing), `es`, `es_et`, `full` (= ES + ET + SP). Fidelity choices are in
 //! docs/fidelity-pdq.md.
 
 pub mod comparator;
 pub mod header;
+pub mod mpdq;
 pub mod sender;
 pub mod switch;
 
@@ -29,7 +35,8 @@ mod tests;
 pub use comparator::{Comparator, Criticality};
 pub use header::{PdqHeader, PDQ_HEADER_BYTES};
 pub use sender::PdqSender;
-pub use switch::PdqSwitch;
+pub use mpdq::{MpdqSender, PathInfo};
+pub use switch::{subflow_id, PdqSwitch, SwitchFlow};
 
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
 use serde::{Deserialize, Serialize};
@@ -99,6 +106,16 @@ pub struct PdqConfig {
     pub aging_unit: Dur,
     /// Lower bound of the retransmission timeout (3 smoothed RTTs above it).
     pub rto_min: Dur,
+    /// M-PDQ (§6): subflows per flow, each on its own path (at most as many
+    /// as the topology has distinct paths: BCube(n,k) has k+1). 1 (default)
+    /// is single-path PDQ.
+    pub subflows: u32,
+    /// M-PDQ load shifting period in RTTs (§6: "the M-PDQ sender
+    /// periodically shifts the load from the paused subflows to the sending
+    /// one with the minimal remaining load"): every period, each subflow
+    /// paused for a whole period moves one period's worth of its load.
+    /// See docs/fidelity-pdq.md.
+    pub shift_period: f64,
 }
 
 impl Default for PdqConfig {
@@ -117,6 +134,8 @@ impl Default for PdqConfig {
             aging_alpha: 0.0,
             aging_unit: Dur::ms(100),
             rto_min: Dur::ms(1),
+            subflows: 1,
+            shift_period: 1.0,
         }
     }
 }
@@ -134,7 +153,9 @@ impl PdqConfig {
         ensure(self.estimate_step.0 > 0, "estimate_step", "must be a positive size (PDQ: \"50KB\")")?;
         ensure(finite_nonneg(self.aging_alpha), "aging_alpha", "must be a number >= 0")?;
         ensure(self.aging_unit > Dur::ZERO, "aging_unit", "must be a positive time (PDQ: \"100ms\")")?;
-        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
+        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")?;
+        ensure((1..=255).contains(&self.subflows), "subflows", "must be an integer in 1..=255 (1: single-path PDQ)")?;
+        ensure(finite_nonneg(self.shift_period), "shift_period", "must be a number >= 0 (RTTs; default 1)")
     }
 
     /// K as the switch uses it: 0 (no nearly-completed flow) without Early Start.

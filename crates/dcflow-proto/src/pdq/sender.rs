@@ -14,6 +14,7 @@
 
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
+use super::mpdq::{MpdqSender, PathInfo};
 use super::PdqConfig;
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
@@ -59,6 +60,9 @@ pub struct PdqSender {
     timeouts: u64,
     probes: u64,
     events: VecDeque<FlowEvent>,
+    /// M-PDQ (§6): when set, the flow is striped over several paths and
+    /// every call goes to the multipath sender (the fields above are unused).
+    multi: Option<Box<MpdqSender>>,
 }
 
 impl PdqSender {
@@ -86,17 +90,42 @@ impl PdqSender {
             timeouts: 0,
             probes: 0,
             events: VecDeque::new(),
+            multi: None,
         }
     }
 
+    /// An M-PDQ sender (§6) with one subflow per path in `paths`; with one
+    /// path it is the plain single-path sender.
+    pub fn multipath(info: FlowInfo, cfg: &PdqConfig, paths: &[PathInfo]) -> PdqSender {
+        let mut s = PdqSender::new(info, cfg);
+        if paths.len() > 1 {
+            s.multi = Some(Box::new(MpdqSender::new(info, cfg, paths)));
+        }
+        s
+    }
+
+    /// The multipath sender, if this flow uses M-PDQ.
+    pub fn mpdq(&self) -> Option<&MpdqSender> {
+        self.multi.as_deref()
+    }
+
     pub fn retransmits(&self) -> u64 {
-        self.tracker.retransmits()
+        match &self.multi {
+            Some(m) => m.retransmits(),
+            None => self.tracker.retransmits(),
+        }
     }
     pub fn timeouts(&self) -> u64 {
-        self.timeouts
+        match &self.multi {
+            Some(m) => m.timeouts(),
+            None => self.timeouts,
+        }
     }
     pub fn probes(&self) -> u64 {
-        self.probes
+        match &self.multi {
+            Some(m) => m.probes(),
+            None => self.probes,
+        }
     }
     pub fn phase(&self) -> Phase {
         self.phase
@@ -229,6 +258,9 @@ impl PdqSender {
 
 impl Endpoint for PdqSender {
     fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        if let Some(m) = &mut self.multi {
+            return m.handle_packet(now, pkt);
+        }
         if !pkt.retransmit && matches!(pkt.kind, PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe) {
             let sample = now.since(pkt.sent_at);
             self.srtt = Dur((self.srtt.0 * 7 + sample.0) / 8);
@@ -270,6 +302,9 @@ impl Endpoint for PdqSender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
+        if let Some(m) = &mut self.multi {
+            return m.handle_timeout(now);
+        }
         if self.should_terminate(now) {
             self.terminate();
         }
@@ -291,6 +326,9 @@ impl Endpoint for PdqSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if let Some(m) = &mut self.multi {
+            return m.poll_transmit(now);
+        }
         match self.phase {
             Phase::Connecting | Phase::Closing => {
                 if !self.control_due {
@@ -338,6 +376,9 @@ impl Endpoint for PdqSender {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
+        if let Some(m) = &self.multi {
+            return m.poll_timeout();
+        }
         let rto = self.rto();
         let et = self.termination_check_at();
         let t = match self.phase {
@@ -357,6 +398,9 @@ impl Endpoint for PdqSender {
     }
 
     fn poll_event(&mut self) -> Option<FlowEvent> {
+        if let Some(m) = &mut self.multi {
+            return m.poll_event();
+        }
         self.events.pop_front()
     }
 }

@@ -17,10 +17,23 @@ use crate::agent::PortView;
 use crate::packet::{Packet, PacketKind, Sched};
 use dcflow_core::{FlowId, Rate, Time};
 
+/// The identity a switch keys its state on: the flow id and the M-PDQ subflow
+/// (path) index, so that "the switch sees subflows as separate flows" (§6:
+/// "The PDQ switch requires no additional modification"). Monotone in the flow
+/// id, so single-path flows (subflow 0) sort exactly as by flow id.
+pub type SwitchFlow = u64;
+
+/// [`SwitchFlow`] of subflow `path` of `flow`.
+#[inline]
+pub const fn subflow_id(flow: FlowId, path: u8) -> SwitchFlow {
+    ((flow as u64) << 8) | path as u64
+}
+
 /// One flow of the list: ⟨R_i, P_i, D_i, T_i, RTT_i⟩ (§3.3.1) plus its key.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Entry {
-    pub flow: FlowId,
+    /// Switch-side identity, see [`subflow_id`].
+    pub flow: SwitchFlow,
     /// R_i, bits per second (the globally agreed rate, set on the reverse path).
     pub rate: f64,
     /// P_i: [`NOBODY`] when the flow is sending; else who paused it. A flow
@@ -86,9 +99,9 @@ pub struct PdqSwitch {
     rtt_avg: f64,
     next_update: Option<Time>,
     /// Dampening: when this switch last accepted a non-sending flow, and which.
-    last_accept: Option<(Time, FlowId)>,
+    last_accept: Option<(Time, SwitchFlow)>,
     /// RCP fallback (§3.3.1): flows outside the list seen recently.
-    rcp_seen: Vec<(FlowId, Time)>,
+    rcp_seen: Vec<(SwitchFlow, Time)>,
 }
 
 impl PdqSwitch {
@@ -126,7 +139,7 @@ impl PdqSwitch {
     pub fn rtt_avg(&self) -> f64 {
         self.rtt_avg
     }
-    pub fn position(&self, flow: FlowId) -> Option<usize> {
+    pub fn position(&self, flow: SwitchFlow) -> Option<usize> {
         self.list.iter().position(|e| e.flow == flow)
     }
     /// κ: flows in the list with a nonzero sending rate.
@@ -143,14 +156,14 @@ impl PdqSwitch {
         }
     }
 
-    fn key_of(&self, deadline: Time, crit: u64, flow: FlowId) -> (u64, u64, FlowId) {
+    fn key_of(&self, deadline: Time, crit: u64, flow: SwitchFlow) -> (u64, u64, u64) {
         self.p.comparator.key(deadline, crit, flow)
     }
-    fn entry_key(&self, e: &Entry) -> (u64, u64, FlowId) {
+    fn entry_key(&self, e: &Entry) -> (u64, u64, u64) {
         self.key_of(e.deadline, e.crit, e.flow)
     }
 
-    fn remove(&mut self, flow: FlowId) {
+    fn remove(&mut self, flow: SwitchFlow) {
         if let Some(i) = self.position(flow) {
             self.list.remove(i);
         }
@@ -231,7 +244,7 @@ impl PdqSwitch {
     /// for flows outside the M most critical. While the list is below M the
     /// switch still has room to remember the flow once it becomes critical
     /// enough, and PDQ claims the whole capacity: the share is 0.
-    fn rcp_share(&mut self, now: Time, flow: FlowId) -> f64 {
+    fn rcp_share(&mut self, now: Time, flow: SwitchFlow) -> f64 {
         let at_hard_limit = self.p.max_flows.is_some_and(|m| self.list.len() >= m as usize);
         if !at_hard_limit {
             return 0.0;
@@ -243,7 +256,7 @@ impl PdqSwitch {
         (self.capacity - used).max(0.0) / self.rcp_seen.len() as f64
     }
 
-    fn dampened(&self, now: Time, flow: FlowId) -> bool {
+    fn dampened(&self, now: Time, flow: SwitchFlow) -> bool {
         if self.p.dampening <= 0.0 {
             return false;
         }
@@ -252,7 +265,7 @@ impl PdqSwitch {
     }
 
     /// Algorithm 1, "PDQ Receiving Data Packet" (also SYNs and probes).
-    pub fn on_forward(&mut self, now: Time, port: &PortView, flow: FlowId, h: &mut PdqHeader) {
+    pub fn on_forward(&mut self, now: Time, port: &PortView, flow: SwitchFlow, h: &mut PdqHeader) {
         self.observe_rtt(h.rtt.0);
         self.rate_controller(now, port);
         // "if P_H = other switch then remove the flow from the list; return"
@@ -329,7 +342,7 @@ impl PdqSwitch {
     }
 
     /// Algorithm 3, "PDQ Receiving ACK".
-    pub fn on_reverse(&mut self, flow: FlowId, h: &mut PdqHeader) {
+    pub fn on_reverse(&mut self, flow: SwitchFlow, h: &mut PdqHeader) {
         if h.pause_by != NOBODY && h.pause_by != self.id {
             self.remove(flow);
         }
@@ -364,7 +377,7 @@ impl PdqSwitch {
     }
 
     /// A TERM (our FIN) removes the flow's state.
-    pub fn on_term(&mut self, flow: FlowId) {
+    pub fn on_term(&mut self, flow: SwitchFlow) {
         self.remove(flow);
         self.rcp_seen.retain(|&(f, _)| f != flow);
     }
@@ -374,7 +387,7 @@ impl PdqSwitch {
         if pkt.reverse {
             return;
         }
-        let flow = pkt.flow;
+        let flow = subflow_id(pkt.flow, pkt.path);
         let Sched::Pdq(h) = &mut pkt.sched else { return };
         match pkt.kind {
             PacketKind::Syn | PacketKind::Data | PacketKind::Probe => self.on_forward(now, port, flow, h),
@@ -389,7 +402,7 @@ impl PdqSwitch {
         if !pkt.reverse {
             return;
         }
-        let flow = pkt.flow;
+        let flow = subflow_id(pkt.flow, pkt.path);
         let Sched::Pdq(h) = &mut pkt.sched else { return };
         match pkt.kind {
             PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe => self.on_reverse(flow, h),

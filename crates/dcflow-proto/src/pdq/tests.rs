@@ -38,7 +38,7 @@ fn hdr(t_us: u64) -> PdqHeader {
     }
 }
 
-fn entry(flow: u32, t_us: u64, rate: u64, pause_by: u32) -> Entry {
+fn entry(flow: u64, t_us: u64, rate: u64, pause_by: u32) -> Entry {
     Entry {
         flow,
         rate: rate as f64,
@@ -51,7 +51,7 @@ fn entry(flow: u32, t_us: u64, rate: u64, pause_by: u32) -> Entry {
 }
 
 /// Forward then reverse pass of one packet through one switch.
-fn round_trip(s: &mut PdqSwitch, now: Time, flow: u32, mut h: PdqHeader) -> PdqHeader {
+fn round_trip(s: &mut PdqSwitch, now: Time, flow: u64, mut h: PdqHeader) -> PdqHeader {
     s.on_forward(now, &port(), flow, &mut h);
     s.on_reverse(flow, &mut h);
     h
@@ -352,4 +352,72 @@ fn config_parses_and_validates() {
     assert!(serde_json::from_str::<crate::ProtocolConfig>(r#"{"name": "pdq", "k": 2}"#).is_err());
     let bad = PdqConfig { r_pdq: 0.0, ..Default::default() };
     assert_eq!(bad.validate().unwrap_err().to_string().split(':').next().unwrap().trim(), "r_pdq");
+}
+
+/// M-PDQ sender (§6), driven by hand: one SYN per subflow, each tagged with
+/// its path; the subflows' T_H are their own shares; a subflow paused for a
+/// shift period hands one period's worth of quota to the sending subflow
+/// with the least remaining load; ACKs from any path settle the flow.
+#[test]
+fn mpdq_splits_shifts_from_paused_to_least_loaded_and_completes() {
+    use super::mpdq::{MpdqSender, PathInfo, SubPhase};
+    let cfg = PdqConfig { subflows: 3, ..PdqConfig::default() };
+    let path = PathInfo { line_rate: Rate(C), base_rtt: RTT };
+    // 30 segments of 960 B (MSS 976 less the 16 B PDQ header).
+    let mut info = info(28_800, None);
+    info.mss = 976;
+    let mut s = MpdqSender::new(info, &cfg, &[path; 3]);
+    assert_eq!(s.subflows(), 3);
+    let syns: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+    assert_eq!(syns.iter().map(|p| (p.kind, p.path)).collect::<Vec<_>>(), vec![(PacketKind::Syn, 0), (PacketKind::Syn, 1), (PacketKind::Syn, 2)]);
+    assert_eq!((0..3).map(|i| s.remaining(i)).collect::<Vec<_>>(), vec![9600; 3], "equal shares");
+    // Subflows 0 and 1 accepted; subflow 2 paused by switch OTHER.
+    let t1 = Time::ZERO + RTT;
+    s.handle_packet(t1, &reply(&syns[0], PacketKind::SynAck, t1, NOBODY, C, 1.0));
+    s.handle_packet(t1, &reply(&syns[1], PacketKind::SynAck, t1, NOBODY, C, 1.0));
+    s.handle_packet(t1, &reply(&syns[2], PacketKind::SynAck, t1, OTHER, 0, 1.0));
+    assert_eq!((s.rate(0), s.rate(1), s.rate(2)), (C, C, 0));
+    // Subflow 0 sends one packet, so subflow 1 has the least load.
+    let d0 = s.poll_transmit(t1).unwrap();
+    assert_eq!((d0.kind, d0.path, d0.seq), (PacketKind::Data, 0, 0));
+    let d1 = s.poll_transmit(t1).unwrap();
+    assert_eq!((d1.kind, d1.path, d1.seq), (PacketKind::Data, 1, 960), "the next segment of the flow, on path 1");
+    // Half an RTT later subflow 2 has not been paused for a whole period.
+    s.handle_packet(t1 + Dur::us(50), &ack_for(&d0, 960));
+    assert_eq!(s.remaining(0), 8640);
+    assert_eq!(s.shifts().0, 0);
+    // Later (subflow 2 paused for more than a period) the next reply
+    // triggers a shift of one period's worth (1 Gbps x ~RTT > the 10
+    // segments it has) to subflow 0, the least loaded (tied with 1).
+    let t3 = t1 + RTT + RTT + RTT;
+    s.handle_packet(t3, &ack_for(&d1, 1920));
+    assert_eq!(s.shifts().0, 1);
+    assert_eq!(s.remaining(2), 0);
+    assert_eq!(s.remaining(0), 8640 + 9600);
+    assert_eq!(s.phase(2), SubPhase::Closing, "a paused subflow without load closes");
+    // Drain: every data packet acknowledged on its own path.
+    let mut t = t3;
+    let mut acked = 1920;
+    while acked < 28_800 {
+        t = t + Dur::us(20);
+        let sent: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(t)).collect();
+        if sent.is_empty() {
+            s.handle_timeout(t);
+        }
+        for p in sent.iter().filter(|p| p.kind == PacketKind::Data) {
+            acked = acked.max(p.seq + p.payload as u64);
+            s.handle_packet(t, &ack_for(p, acked));
+        }
+    }
+    assert_eq!(s.acked_bytes(), 28_800);
+    assert!((0..3).all(|i| s.phase(i) == SubPhase::Closing), "TERM on every live subflow");
+}
+
+/// An ACK for data packet `d` with cumulative ack `cum`, on `d`'s path.
+fn ack_for(d: &Packet, cum: u64) -> Packet {
+    let mut a = reply(d, PacketKind::Ack, d.sent_at, NOBODY, C, 1.0);
+    a.seq = cum;
+    a.acked_seq = d.seq;
+    a.path = d.path;
+    a
 }
