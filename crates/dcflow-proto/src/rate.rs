@@ -31,8 +31,6 @@ pub struct ExplicitRateConfig {
     pub base_rate: Rate,
     /// PDQ §5.1's fix: never let the fair share go negative.
     pub nonnegative_fair_share: bool,
-    /// Bound on the controller's capacity, as a multiple of the link rate.
-    pub max_capacity_factor: f64,
     /// Flow quenching (D3 §6.1.3): give up when the desired rate exceeds the
     /// uplink or the deadline has passed. Off by default (Fig. 15 compares both).
     pub quenching: bool,
@@ -51,7 +49,6 @@ impl Default for ExplicitRateConfig {
             // per 300 us, the typical datacenter RTT D3 §4.5 quotes.
             base_rate: Rate::bps(1_650_000),
             nonnegative_fair_share: false,
-            max_capacity_factor: 2.0,
             quenching: false,
             rto_min: Dur::ms(1),
         }
@@ -64,7 +61,6 @@ impl ExplicitRateConfig {
         ensure(self.beta >= 0.0 && self.beta.is_finite(), "beta", "must be a number >= 0 (D3: 1)")?;
         ensure(self.interval > Dur::ZERO, "interval", "must be a positive time (D3: \"800us\")")?;
         ensure(self.base_rate > Rate::ZERO, "base_rate", "must be a positive rate")?;
-        ensure(self.max_capacity_factor >= 1.0, "max_capacity_factor", "must be >= 1")?;
         ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
     }
 
@@ -284,7 +280,13 @@ impl Endpoint for RateSender {
             Phase::Sending => {}
             _ => return None,
         }
-        if now < self.next_send_at {
+        let sending_data = self.can_send_data() && self.tracker.has_pending();
+        // A request rides on the next paced data packet (§4.1); a flow with no
+        // data to send asks at once, on a header-only packet (§4.5).
+        if sending_data && now < self.next_send_at {
+            return None;
+        }
+        if !sending_data && self.request_sent_at.is_some() {
             return None;
         }
         let request = if self.request_sent_at.is_none() {
@@ -296,7 +298,7 @@ impl Endpoint for RateSender {
         } else {
             None
         };
-        let mut p = if self.can_send_data() && self.tracker.has_pending() {
+        let mut p = if sending_data {
             let s = self.tracker.next(now).expect("has_pending");
             let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
             p.seq = s.seq;

@@ -52,9 +52,15 @@ impl RateAllocator {
         self.demand
     }
 
-    /// C(t+T) = C(t) + α(C(t) − u(t)/T) − β(q/T) (D3 §4.4), applied once for
-    /// every interval boundary passed since the last packet. With no flows the
-    /// port is idle: the counters are reset to a consistent state ("the router,
+    /// The capacity controller of D3 §4.4, C(t+T) = C(t) + α(spare) − β(q/T),
+    /// applied once for every interval boundary passed since the last packet.
+    /// D3 prints the spare-capacity term as C(t) − u(t)/T; read literally, C = 0
+    /// is absorbing (any traffic keeps u/T > 0 = C), and a burst that fills the
+    /// queue (β·q/T ≥ C) drives C there, after which every flow stays at the
+    /// base rate for good. D3 explains the term as under-utilization of the
+    /// link and borrows the controller from RCP [11], whose term is link
+    /// capacity minus input rate: that is what we use (docs/fidelity.md). With
+    /// no flows the port is idle and the counters are reset ("the router,
     /// during periods of low load, resets its counters", §4.4).
     fn update_capacity(&mut self, now: Time, port: &PortView) {
         if now < self.next_update {
@@ -70,8 +76,12 @@ impl RateAllocator {
             self.demand = 0.0;
         } else {
             let queue = port.queue_bytes as f64 * 8.0 / t;
-            let c = self.capacity + self.cfg.alpha * (self.capacity - used) - self.cfg.beta * queue;
-            self.capacity = c.clamp(0.0, self.link * self.cfg.max_capacity_factor);
+            let c = self.capacity + self.cfg.alpha * (self.link - used) - self.cfg.beta * queue;
+            // No upper bound: while stale allocations or downstream
+            // bottlenecks keep the link under-used, C rises until allocations
+            // flow again ("the resulting drop in utilization drives up the
+            // capacity", §4.4); queueing brings it back down.
+            self.capacity = c.max(0.0);
         }
         self.tx_at_last_update = port.tx_bytes;
         let intervals = (now.0 - self.next_update.0) / self.cfg.interval.0 + 1;
@@ -249,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn capacity_controller_backs_off_under_queue_and_is_bounded() {
+    fn capacity_controller_backs_off_under_queue_and_grows_while_the_link_is_idle() {
         let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
         process(&mut r, request(true, 0, 0, 0));
         // After one interval, link fully used (100 KB in 800us = 1 Gbps) and 10 KB queued:
@@ -258,13 +268,33 @@ mod tests {
         let mut p = request(false, 0, 0, 0);
         r.on_packet(Time(800_000_000), &view, 0, &mut p);
         assert!((r.capacity() - 0.9e9).abs() < 1.0, "{}", r.capacity());
-        // Idle link with a flow bottlenecked elsewhere: C grows by 10% a step, capped at 2x.
+        // Nothing sent since (a flow bottlenecked elsewhere, or stale
+        // allocations): C grows by α × link = 100 Mbps per interval (§4.4).
         let mut view = view;
         view.queue_bytes = 0;
-        for k in 2..200u64 {
+        for k in 2..12u64 {
             let mut p = request(false, 0, 0, 0);
             r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
         }
-        assert!((r.capacity() - 2e9).abs() < 1.0);
+        assert!((r.capacity() - 1.9e9).abs() < 1.0, "{}", r.capacity());
+    }
+
+    #[test]
+    fn capacity_recovers_from_zero_while_paused_flows_probe() {
+        // A burst's full 100 KB queue takes C to 0 (β q / T = 1 Gbps) ...
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        process(&mut r, request(true, 0, 0, 0));
+        let mut view = PortView { rate: Rate::gbps(1), queue_bytes: 100_000, tx_bytes: 100_000 };
+        let mut p = request(false, 0, 0, 0);
+        r.on_packet(Time(800_000_000), &view, 0, &mut p);
+        assert_eq!(r.capacity(), 0.0);
+        // ... then only base-rate requests flow (27 Mbps): C must grow back.
+        view.queue_bytes = 0;
+        for k in 2..6u64 {
+            view.tx_bytes += 2_700;
+            let mut p = request(false, 0, 0, 0);
+            r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
+        }
+        assert!(r.capacity() > 0.3e9, "{}", r.capacity());
     }
 }
