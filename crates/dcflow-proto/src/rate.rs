@@ -140,7 +140,10 @@ impl RateSender {
             return Some(0);
         }
         let deadline = self.info.deadline.expect("deadline_aware implies a deadline");
-        let remaining_bits = self.tracker.unsent() as f64 * 8.0;
+        // Routers allocate, and the sender paces, bits on the wire: ask for
+        // the rate that carries the remaining payload plus its headers.
+        let wire_per_payload = (self.info.mss + HEADER_BYTES) as f64 / self.info.mss as f64;
+        let remaining_bits = self.tracker.unsent() as f64 * 8.0 * wire_per_payload;
         let left = deadline.0 as f64 - now.0 as f64;
         let (num, den) = if self.phase == Phase::Connecting {
             (remaining_bits, left)
