@@ -59,12 +59,18 @@ impl MaxMin {
     /// the level reached and go on with the rest. Each step takes the link
     /// with the lowest level residual / unfrozen flows, so the cost is
     /// O((flows x path + links) log links).
+    ///
+    /// `member(f)` says whether a flow of `link_flows` is one of `flows`:
+    /// the incremental recomputation fills a subset of a link's flows, the
+    /// others being fixed (their rates already taken out of `residual`).
+    #[allow(clippy::too_many_arguments)]
     pub fn fill<'a>(
         &mut self,
         flows: &[u32],
         links: &[LinkId],
         link_flows: &[Vec<u32>],
         path: impl Fn(u32) -> &'a [LinkId],
+        member: impl Fn(u32) -> bool,
         cap: impl Fn(u32) -> f64,
         residual: &mut [f64],
         rate: &mut [f64],
@@ -74,9 +80,15 @@ impl MaxMin {
         self.heap.clear();
         self.capped.clear();
         for &l in links {
-            let n = link_flows[l as usize].len() as u32;
-            self.unfrozen[l as usize] = n;
-            if n > 0 {
+            self.unfrozen[l as usize] = 0;
+        }
+        for &f in flows {
+            for &l in path(f) {
+                self.unfrozen[l as usize] += 1;
+            }
+        }
+        for &l in links {
+            if self.unfrozen[l as usize] > 0 {
                 self.push(l, residual);
             }
         }
@@ -111,7 +123,7 @@ impl MaxMin {
                     let l = self.heap.pop().expect("peeked").link;
                     let s = self.level(l as usize, residual);
                     for &f in &link_flows[l as usize] {
-                        if self.frozen_epoch[f as usize] != epoch {
+                        if self.frozen_epoch[f as usize] != epoch && member(f) {
                             self.freeze(f, s, path(f), residual, rate);
                         }
                     }

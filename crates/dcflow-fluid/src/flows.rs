@@ -116,6 +116,17 @@ impl Flows {
         &self.links[self.path_at[f as usize] as usize..self.path_at[f as usize + 1] as usize]
     }
 
+    /// Indices of `f`'s path for [`Flows::link_at`] (no borrow held).
+    #[inline]
+    pub fn path_range(&self, f: u32) -> std::ops::Range<usize> {
+        self.path_at[f as usize] as usize..self.path_at[f as usize + 1] as usize
+    }
+
+    #[inline]
+    pub fn link_at(&self, k: usize) -> LinkId {
+        self.links[k]
+    }
+
     /// Work left at `now` under the current rate.
     #[inline]
     pub fn remaining_at(&self, f: u32, now: Time) -> f64 {

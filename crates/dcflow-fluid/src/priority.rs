@@ -18,11 +18,11 @@ use crate::sequencing::{merp_virtual_deadlines, moore_hodgson, s3_filter, s3_sla
 use dcflow_core::Time;
 
 /// Transmission time left at full speed: PDQ's T_i.
-fn time_left(flows: &Flows, f: u32) -> f64 {
+pub(crate) fn time_left(flows: &Flows, f: u32) -> f64 {
     flows.remaining[f as usize] / flows.bottleneck[f as usize]
 }
 
-fn deadline_left(flows: &Flows, f: u32, now: Time) -> Option<f64> {
+pub(crate) fn deadline_left(flows: &Flows, f: u32, now: Time) -> Option<f64> {
     flows.deadline[f as usize].map(|d| (d.0 as f64 - now.0 as f64) * 1e-12)
 }
 
