@@ -12,7 +12,9 @@ from dcflow import _core
 from dcflow.result import Result
 from dcflow.run import run
 from dcflow.scenario import Scenario
+from dcflow.sweep import Sweep
+from dcflow.capacity import capacity
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "run", "Result", "ScenarioError", "__version__"]
+__all__ = ["Scenario", "run", "Result", "ScenarioError", "Sweep", "capacity", "__version__"]

@@ -94,7 +94,7 @@ def validate_cmd(scenario: str, sets: tuple[str, ...]) -> None:
 @click.argument("directory", metavar="DIR")
 @click.option("-o", "--out", "out", metavar="OUTDIR", help="Where to write PNGs (default DIR/plots).")
 def plot_cmd(directory: str, out: str | None) -> None:
-    """Plot the outputs of `dcflow run -o DIR` (PNG files)."""
+    """Plot a run (`dcflow run -o DIR`) or a sweep (`dcflow sweep -o DIR`) directory (PNG and PDF)."""
     from dcflow.plot import PlotError, plot_dir
 
     try:
@@ -124,6 +124,12 @@ def version_cmd() -> None:
     from dcflow import __version__
 
     click.echo(__version__)
+
+
+# sweep, capacity, repro (python/dcflow/repro/cli.py)
+from dcflow.repro.cli import add_commands as _add_experiment_commands  # noqa: E402
+
+_add_experiment_commands(cli)
 
 
 # ---------------------------------------------------------------- formatting

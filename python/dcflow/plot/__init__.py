@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-__all__ = ["RunData", "PlotError", "register", "PLOTS", "plot_dir", "load_run"]
+__all__ = ["RunData", "PlotError", "register", "PLOTS", "plot_dir", "load_run", "save_figure"]
 
 
 class PlotError(Exception):
@@ -72,9 +72,33 @@ def load_run(directory: str | os.PathLike[str]) -> RunData:
     return RunData(d, flows, ts, summary)
 
 
+def save_figure(fig, path: str | os.PathLike[str], formats: tuple[str, ...] = ("png",)) -> list[Path]:
+    """Save ``fig`` as ``path`` (and the same stem in the other ``formats``),
+    each atomically (temp file + rename); closes the figure."""
+    path = Path(path)
+    written = []
+    try:
+        for fmt in formats:
+            target = path.with_suffix(f".{fmt}")
+            tmp = target.with_name(f".{target.name}.tmp")
+            fig.savefig(tmp, dpi=120, format=fmt)
+            os.replace(tmp, target)
+            written.append(target)
+    finally:
+        plt.close(fig)
+    return written
+
+
 def plot_dir(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
-             names: list[str] | None = None) -> list[Path]:
-    """Render the registered plots for a run directory; returns the PNG paths."""
+             names: list[str] | None = None, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    """Render the plots for a run directory (``dcflow run -o DIR``: the
+    registered plots) or a sweep directory (holding ``points.parquet``:
+    :data:`dcflow.plot.sweep.SWEEP_PLOTS`) into ``DIR/plots/<name>.png`` and
+    ``.pdf``; returns the paths written."""
+    from dcflow.plot.sweep import is_sweep_dir, plot_sweep
+
+    if is_sweep_dir(directory):
+        return plot_sweep(directory, out, formats)
     data = load_run(directory)
     out_dir = Path(out) if out is not None else data.directory / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -85,14 +109,10 @@ def plot_dir(directory: str | os.PathLike[str], out: str | os.PathLike[str] | No
         fig = fn(data)
         if fig is None:
             continue
-        path = out_dir / f"{name}.png"
-        try:
-            fig.savefig(path, dpi=120)
-        finally:
-            plt.close(fig)
-        written.append(path)
+        written += save_figure(fig, out_dir / f"{name}.png", formats)
     return written
 
 
 # Register the built-in plots (import for side effects).
 from dcflow.plot import cdf as _cdf  # noqa: E402,F401
+from dcflow.plot import timeseries as _timeseries  # noqa: E402,F401

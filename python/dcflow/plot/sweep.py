@@ -1,0 +1,157 @@
+"""Plots of a sweep directory (``points.parquet`` + ``flows/``): application
+throughput and mean FCT vs the swept parameter, one line per protocol, with
+95% confidence intervals over seeds; FCT CDFs by protocol."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dcflow.plot.cdf import ecdf
+from dcflow.plot.stats import mean_ci
+
+__all__ = ["SWEEP_PLOTS", "plot_sweep", "is_sweep_dir"]
+
+_NON_PARAM = None  # filled lazily
+
+
+def is_sweep_dir(d: str | os.PathLike[str]) -> bool:
+    return (Path(d) / "points.parquet").exists()
+
+
+def _param_columns(points: pa.Table) -> list[str]:
+    from dcflow.sweep import POINT_SUMMARY_KEYS
+
+    skip = set(POINT_SUMMARY_KEYS) | {"seed", "status", "error"}
+    return [c for c in points.column_names if c not in skip]
+
+
+def _group_key(params: list[str], points: pa.Table) -> tuple[str | None, str | None]:
+    """(line key, x key): lines by protocol (or "series"), x = a numeric swept
+    parameter with more than one value."""
+    line = next((c for c in ("series", "protocol.name", "protocol", "engine") if c in params), None)
+    numeric = [c for c in params if c != line and (pa.types.is_integer(points.schema.field(c).type)
+                                                   or pa.types.is_floating(points.schema.field(c).type))
+               and len(set(points.column(c).to_pylist())) > 1]
+    x = numeric[0] if numeric else next((c for c in params if c != line), None)
+    return line, x
+
+
+def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str, ylim=None):
+    params = _param_columns(points)
+    line, x = _group_key(params, points)
+    ok = [s == "ok" for s in points.column("status").to_pylist()]
+    if metric not in points.column_names or x is None:
+        return None
+    vals = points.column(metric).to_pylist()
+    if all(v is None for v, k in zip(vals, ok) if k):
+        return None
+    xs_all = points.column(x).to_pylist()
+    lines = points.column(line).to_pylist() if line else ["all"] * points.num_rows
+    others = [c for c in params if c not in (line, x)]
+    other_vals = list(zip(*(points.column(c).to_pylist() for c in others))) if others else [()] * points.num_rows
+    groups: dict[tuple[Any, ...], dict[Any, list[float]]] = {}
+    for lv, xv, ov, v, k in zip(lines, xs_all, other_vals, vals, ok):
+        if not k or v is None:
+            continue
+        groups.setdefault((lv, *ov), {}).setdefault(xv, []).append(v * scale)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
+    order = list(dict.fromkeys(xs_all))
+    for key, by_x in groups.items():
+        xk = sorted(by_x) if numeric_x else [v for v in order if v in by_x]
+        stats = [mean_ci(by_x[v]) for v in xk]
+        m = np.array([s[0] for s in stats], dtype=float)
+        ci = np.array([s[1] or 0.0 for s in stats], dtype=float)
+        xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
+        label = " ".join(f"{v}" for v in key) if others else str(key[0])
+        ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
+        ax.fill_between(xp, m - ci, m + ci, color=ln.get_color(), alpha=0.18, lw=0)
+        if not numeric_x:
+            ax.set_xticks(xp, [str(v) for v in xk], rotation=20)
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel)
+    if ylim:
+        ax.set_ylim(*ylim)
+    n_seeds = len(set(points.column("seed").to_pylist()))
+    ax.set_title(f"{title} (mean, 95% CI over {n_seeds} seed{'s' if n_seeds != 1 else ''})", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def app_throughput_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    return _curve(points, "app_throughput", "application throughput (%)", 100.0, "application throughput",
+                  ylim=(0, 102))
+
+
+def fct_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    return _curve(points, "fct_mean_s", "mean flow completion time (ms)", 1e3, "mean FCT")
+
+
+def fct_cdf_by_protocol(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    fl = flows()
+    if fl.num_rows == 0 or "fct_s" not in fl.column_names:
+        return None
+    params = _param_columns(points)
+    line, _ = _group_key(params, points)
+    lines = fl.column(line).to_pylist() if line else ["all"] * fl.num_rows
+    fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], dtype=float)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for lv in dict.fromkeys(lines):
+        m = np.array([v == lv for v in lines]) & ~np.isnan(fct)
+        if m.any():
+            x, y = ecdf(fct[m] * 1e3)
+            ax.step(x, y, where="post", label=f"{lv} ({int(m.sum())} flows)")
+    ax.set_xscale("log")
+    ax.set_xlabel("flow completion time (ms)")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("FCT CDF by protocol (all points and seeds, completed flows)", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+SWEEP_PLOTS: dict[str, Callable[..., Any]] = {
+    "app_throughput": app_throughput_curve,
+    "fct_mean": fct_curve,
+    "fct_cdf_by_protocol": fct_cdf_by_protocol,
+}
+
+
+def plot_sweep(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
+               formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    from dcflow.plot import PlotError, save_figure
+    from dcflow.sweep import load_flows
+
+    d = Path(directory)
+    try:
+        points = pq.read_table(d / "points.parquet")
+    except (OSError, pa.ArrowException) as e:
+        raise PlotError(f"{d}: cannot read points.parquet: {e}") from None
+    out_dir = Path(out) if out is not None else d / "plots"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache: dict[str, pa.Table] = {}
+
+    def flows() -> pa.Table:
+        if "f" not in cache:
+            cache["f"] = load_flows(d) if (d / "flows").is_dir() else pa.table({})
+        return cache["f"]
+
+    written = []
+    for name, fn in SWEEP_PLOTS.items():
+        fig = fn(d, points, flows)
+        if fig is None:
+            continue
+        written += save_figure(fig, out_dir / f"{name}.png", formats)
+    return written

@@ -1,0 +1,582 @@
+"""Sweeps: a base scenario x a grid of overrides x seeds (DESIGN.md "Experiments").
+
+    sw = dcflow.Sweep(base, {"protocol.name": ["tcp", "rcp"], "workload.flows": [4, 8]}, seeds=3)
+    res = sw.run("out", executor="local", workers=2)       # or executor="dask"
+    res.points                                             # pyarrow.Table (points.parquet)
+
+Outputs in ``DIR`` (contract):
+
+* ``points.parquet``: one row per (grid point, seed), in canonical order (grid
+  keys in the order given, the last key varying fastest, then seeds): the grid
+  values (one column per dotted key), ``seed``, every summary key, ``status``
+  ("ok" | "error") and ``error`` (message or null);
+* ``flows/``: a Parquet dataset (one file per point, ``<point-id>.parquet``) of
+  every flow row with the grid values and ``seed`` as leading columns;
+* ``timeseries/``: the same for monitored scenarios;
+* ``points/<point-id>.parquet``: the row of each finished point, written
+  atomically as soon as the point completes (crash safety, ``--resume``);
+* ``sweep.json``: the sweep definition, checked on ``--resume``.
+
+Points run in worker processes (a process pool, or Dask); only the parent
+writes files, so a Dask cluster needs no shared file system. Everything but
+``wall_s`` (wall-clock time) is identical whatever the executor and the number
+of workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dcflow.result import SUMMARY_KEYS
+from dcflow.scenario import Scenario, ScenarioError
+
+__all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
+
+#: Summary keys always present as columns of points.parquet (the core may add more).
+POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts")
+
+#: Test hook: after this many points have been written, the parent process
+#: kills itself with SIGKILL (simulates a crash / kill -9 midway).
+_KILL_AFTER_ENV = "DCFLOW_SWEEP_KILL_AFTER"
+
+
+class SweepError(ValueError):
+    """A bad sweep definition or output directory (user error)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One (grid point, seed) of a sweep."""
+
+    index: int  # canonical position
+    params: tuple[tuple[str, Any], ...]  # (dotted key, value) in grid order
+    seed: int
+
+    @property
+    def id(self) -> str:
+        blob = json.dumps([list(map(list, self.params)), self.seed], sort_keys=True, default=str)
+        return f"{self.index:06d}-{hashlib.sha1(blob.encode()).hexdigest()[:8]}"
+
+    def label(self) -> str:
+        parts = [f"{k}={_fmt_value(v)}" for k, v in self.params]
+        return " ".join(parts + [f"seed={self.seed}"])
+
+
+def _fmt_value(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+
+
+@dataclass
+class SweepResult:
+    """What :meth:`Sweep.run` did: ``points`` (the points.parquet table),
+    ``ran`` (points run now), ``skipped`` (already done, with ``resume``) and
+    ``failures`` ((Point, message) pairs, in canonical order)."""
+
+    directory: Path
+    points: pa.Table
+    ran: int
+    skipped: int
+    failures: list[tuple[Point, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def flows(self) -> pa.Table:
+        return load_flows(self.directory)
+
+
+class Sweep:
+    """A base scenario, a grid of dotted overrides (cartesian product, keys in
+    the given order, the last varying fastest) and seeds (a list, or a count N
+    meaning seeds 1..N)."""
+
+    def __init__(
+        self,
+        base: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        seeds: Sequence[int] | int | None = None,
+        *,
+        name: str | None = None,
+    ):
+        self.base = Scenario.load(base)
+        self.grid: dict[str, list[Any]] = {}
+        for key, values in (grid or {}).items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise SweepError(f"grid.{key}: expected a list of values, got {values!r}")
+            values = list(values)
+            if not values:
+                raise SweepError(f"grid.{key}: the list of values is empty")
+            self.grid[str(key)] = values
+        if seeds is None:
+            seeds = [int(self.base.to_dict().get("seed", 1))]
+        elif isinstance(seeds, int) and not isinstance(seeds, bool):
+            if seeds < 1:
+                raise SweepError(f"seeds.count: expected a positive integer, got {seeds}")
+            seeds = list(range(1, seeds + 1))
+        seeds = list(seeds)
+        if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+            raise SweepError(f"seeds.values: expected a non-empty list of non-negative integers, got {seeds!r}")
+        if len(set(seeds)) != len(seeds):
+            raise SweepError(f"seeds.values: duplicate seeds in {seeds!r}")
+        self.seeds: list[int] = seeds
+        self.name = name or self.base.to_dict().get("name")
+
+    # ---------------------------------------------------------------- loading
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> "Sweep":
+        """Load a sweep file: ``[base]`` (or ``base = "scenario.toml"``,
+        relative to the sweep file), ``[grid]``, ``[seeds]``."""
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SweepError(f"{path}: no such sweep file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise SweepError(f"{path}: cannot read: {e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(f"{path}: invalid TOML: {' '.join(str(e).split())}") from None
+        return cls.from_dict(data, base_dir=p.resolve().parent, where=str(path))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None,
+                  where: str = "sweep") -> "Sweep":
+        unknown = sorted(set(data) - {"base", "grid", "seeds", "name"})
+        if unknown:
+            raise SweepError(f"{where}: unknown key(s) {unknown}; allowed: base, grid, seeds, name")
+        if "base" not in data:
+            raise SweepError(f"{where}: missing [base] (an inline scenario, or base = \"scenario.toml\")")
+        base = data["base"]
+        if isinstance(base, str):
+            bp = Path(base)
+            if not bp.is_absolute() and base_dir is not None:
+                bp = Path(base_dir) / bp
+            base = Scenario.from_toml(bp)
+        elif isinstance(base, Mapping):
+            base = dict(base)
+            if base_dir is not None:
+                from dcflow.scenario import _absolutize_paths
+
+                _absolutize_paths(base, Path(base_dir))
+            base = Scenario(base)
+        else:
+            raise SweepError(f"{where}: base must be a table or a path to a scenario file")
+        grid = data.get("grid", {})
+        if not isinstance(grid, Mapping):
+            raise SweepError(f"{where}: [grid] must be a table of dotted keys to lists")
+        seeds_t = data.get("seeds", {})
+        if not isinstance(seeds_t, Mapping):
+            raise SweepError(f"{where}: [seeds] must be a table with values = [...] or count = N")
+        bad = sorted(set(seeds_t) - {"values", "count"})
+        if bad or ("values" in seeds_t and "count" in seeds_t):
+            raise SweepError(f"{where}: [seeds] takes either values = [...] or count = N")
+        seeds = seeds_t.get("values", seeds_t.get("count"))
+        return cls(base, grid, seeds, name=data.get("name"))
+
+    # ----------------------------------------------------------------- points
+    def points(self) -> list[Point]:
+        keys = list(self.grid)
+        combos = itertools.product(*(self.grid[k] for k in keys)) if keys else [()]
+        out = []
+        for combo in combos:
+            params = tuple(zip(keys, combo))
+            for seed in self.seeds:
+                out.append(Point(len(out), params, seed))
+        return out
+
+    def scenario(self, point: Point) -> Scenario:
+        """The scenario of one point (overrides, then the seed)."""
+        return self.base.with_overrides(dict(point.params)).with_overrides({"seed": point.seed})
+
+    def definition(self) -> dict[str, Any]:
+        return {"base": json.loads(self.base.to_json()), "grid": self.grid, "seeds": self.seeds}
+
+    def __len__(self) -> int:
+        return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
+
+    def __repr__(self) -> str:
+        return f"Sweep({self.name!r}, grid={list(self.grid)}, seeds={self.seeds}, points={len(self)})"
+
+    # -------------------------------------------------------------------- run
+    def run(
+        self,
+        out_dir: str | os.PathLike[str],
+        *,
+        executor: str = "local",
+        workers: int | None = None,
+        address: str | None = None,
+        resume: bool = False,
+        overwrite: bool = False,
+        progress: bool | None = None,
+    ) -> SweepResult:
+        """Run every point not yet done and assemble ``points.parquet``.
+
+        ``executor``: "local" (a process pool of ``workers`` processes, default
+        all cores), "dask" (a ``distributed.LocalCluster`` of ``workers``
+        single-threaded processes, or the scheduler at ``address``), or
+        "inline" (this process; for debugging). ``resume``: keep finished
+        points of a previous run of the same sweep in ``out_dir``. Without it,
+        an ``out_dir`` that already holds a sweep is an error unless
+        ``overwrite`` (then it is cleared). Failing points do not stop the
+        sweep; they are in ``result.failures`` and in points.parquet.
+        """
+        out = Path(out_dir)
+        self._prepare_dir(out, resume=resume, overwrite=overwrite)
+        columns = _param_columns(self.grid)
+        points = self.points()
+        done = {p.id for p in points if (out / "points" / f"{p.id}.parquet").exists()} if resume else set()
+        todo = [p for p in points if p.id not in done]
+        if progress is None:
+            progress = sys.stderr.isatty()
+        kill_after = int(os.environ.get(_KILL_AFTER_ENV, "0") or 0)
+
+        written = 0
+        failures_now = 0
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(points), initial=len(done), desc=self.name or "sweep", unit="pt",
+                   disable=not progress, dynamic_ncols=True, file=sys.stderr)
+        base_json = self.base.to_json()
+
+        def on_done(point: Point, outcome: dict[str, Any]) -> None:
+            nonlocal written, failures_now
+            _write_point(out, point, outcome, columns)
+            written += 1
+            if outcome["status"] != "ok":
+                failures_now += 1
+            bar.update(1)
+            bar.set_postfix(failures=failures_now, refresh=False)
+            if kill_after and written >= kill_after:
+                import signal
+
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        try:
+            if todo:
+                tasks = [(base_json, list(map(list, p.params)), p.seed) for p in todo]
+                _EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
+        finally:
+            bar.close()
+
+        table = _assemble(out, points, columns)
+        failures = [(p, msg) for p, st, msg in zip(points, table.column("status").to_pylist(),
+                                                   table.column("error").to_pylist()) if st != "ok"]
+        return SweepResult(out, table, ran=len(todo), skipped=len(done), failures=failures)
+
+    def _prepare_dir(self, out: Path, *, resume: bool, overwrite: bool) -> None:
+        manifest = out / "sweep.json"
+        definition = json.dumps(self.definition(), sort_keys=True, default=str)
+        if out.exists() and not out.is_dir():
+            raise SweepError(f"{out}: exists and is not a directory")
+        existing = out.is_dir() and any(out.iterdir())
+        if existing:
+            if resume and manifest.exists():
+                old = json.dumps(json.loads(manifest.read_text()), sort_keys=True, default=str)
+                if old != definition:
+                    raise SweepError(f"{out}: holds a different sweep (sweep.json differs); "
+                                     "cannot resume it with this definition")
+            elif resume:
+                raise SweepError(f"{out}: not a sweep directory (no sweep.json); nothing to resume")
+            elif overwrite and manifest.exists():
+                import shutil
+
+                for sub in ("points", "flows", "timeseries"):
+                    shutil.rmtree(out / sub, ignore_errors=True)
+                for f in ("points.parquet", "sweep.json"):
+                    (out / f).unlink(missing_ok=True)
+            elif manifest.exists():
+                raise SweepError(f"{out}: already holds a sweep; use --resume to finish it, "
+                                 "or choose another directory")
+            else:
+                raise SweepError(f"{out}: exists and is not empty")
+        for sub in ("points", "flows"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+        _atomic_write_bytes(manifest, (definition + "\n").encode())
+
+
+# ------------------------------------------------------------------- workers
+def run_point(base_json: str, params: list[list[Any]], seed: int) -> dict[str, Any]:
+    """Run one point (in a worker process). Returns ``status``, ``error``,
+    ``summary``, ``flows`` and ``timeseries`` (Arrow tables or None).
+    Never raises for a bad scenario or a failed run: the error is returned."""
+    from dcflow.run import run
+
+    try:
+        sc = Scenario.from_json(base_json).with_overrides({k: v for k, v in params})
+        sc = sc.with_overrides({"seed": seed})
+        res = run(sc)
+    except ScenarioError as e:
+        return {"status": "error", "error": " ".join(str(e).split()), "summary": {}, "flows": None,
+                "timeseries": None}
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a crash (even a Rust panic) in one point must not stop the sweep
+        return {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}",
+                "summary": {}, "flows": None, "timeseries": None}
+    return {"status": "ok", "error": None, "summary": res.summary, "flows": res.flows,
+            "timeseries": res.timeseries}
+
+
+def _check_executor(name: str) -> str:
+    if name not in _EXECUTORS:
+        raise SweepError(f"executor: {name!r} is not one of {sorted(_EXECUTORS)}")
+    return name
+
+
+def _run_inline(points, tasks, on_done, workers, address) -> None:
+    for p, t in zip(points, tasks):
+        on_done(p, run_point(*t))
+
+
+def _worker_init() -> None:
+    """Pool workers die with their parent (Linux): a sweep killed with SIGKILL
+    leaves no orphan processes behind (the forkserver exits with the sweep)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+            if os.getppid() == 1:  # the parent is already gone
+                os._exit(1)
+        except (OSError, AttributeError):
+            pass
+
+
+def _run_local(points, tasks, on_done, workers, address) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    n = workers or os.cpu_count() or 1
+    n = max(1, min(n, len(tasks)))
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init) as pool:
+        futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
+        try:
+            for fut in as_completed(futs):
+                on_done(futs[fut], fut.result())
+        except BaseException:
+            for f in futs:
+                f.cancel()
+            raise
+
+
+def _run_dask(points, tasks, on_done, workers, address) -> None:
+    import logging
+
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise SweepError("executor dask: the 'distributed' package is not installed "
+                         "(pip install 'dask[distributed]')") from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = None
+    if address:
+        client = Client(address, timeout="30s")
+    else:
+        n = workers or os.cpu_count() or 1
+        n = max(1, min(n, len(tasks)))
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+    try:
+        futs = []
+        by_key = {}
+        for p, t in zip(points, tasks):
+            f = client.submit(run_point, *t, key=f"dcflow-point-{p.id}-{os.getpid()}", pure=False)
+            futs.append(f)
+            by_key[f.key] = p
+        for fut in as_completed(futs):
+            p = by_key[fut.key]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # a lost worker, a deserialization error
+                outcome = {"status": "error", "error": f"{type(e).__name__}: {e}", "summary": {},
+                           "flows": None, "timeseries": None}
+            fut.release()
+            on_done(p, outcome)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+_EXECUTORS: dict[str, Callable[..., None]] = {"local": _run_local, "dask": _run_dask,
+                                              "inline": _run_inline}
+
+
+# ---------------------------------------------------------------- the files
+def _param_columns(grid: Mapping[str, Sequence[Any]]) -> list[tuple[str, pa.DataType, bool]]:
+    """(name, Arrow type, as_json) for each grid key: one Python type across the
+    values keeps it (ints as int64, floats or int/float mixes as float64,
+    strings, bools); anything else is stored as JSON text."""
+    cols = []
+    for key, values in grid.items():
+        kinds = {type(v) for v in values}
+        if kinds <= {bool}:
+            cols.append((key, pa.bool_(), False))
+        elif kinds <= {int}:
+            cols.append((key, pa.int64(), False))
+        elif kinds <= {int, float} and bool not in kinds:
+            cols.append((key, pa.float64(), False))
+        elif kinds <= {str}:
+            cols.append((key, pa.string(), False))
+        else:
+            cols.append((key, pa.string(), True))
+    return cols
+
+
+def _param_value(v: Any, typ: pa.DataType, as_json: bool) -> Any:
+    if as_json:
+        return _fmt_value(v)
+    if pa.types.is_floating(typ):
+        return float(v)
+    return v
+
+
+def _points_schema(columns) -> pa.Schema:
+    fields = [pa.field(name, typ) for name, typ, _ in columns]
+    fields.append(pa.field("seed", pa.int64()))
+    for k in POINT_SUMMARY_KEYS:
+        fields.append(pa.field(k, pa.float64() if k in _FLOAT_KEYS else pa.int64()))
+    fields += [pa.field("status", pa.string()), pa.field("error", pa.string())]
+    return pa.schema(fields)
+
+
+_FLOAT_KEYS = frozenset(
+    {"app_throughput", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_max_s", "slowdown_mean",
+     "slowdown_p99", "slowdown_max", "sim_time_s", "wall_s", "utilization"}
+)
+
+
+def _prefix_columns(table: pa.Table, point: Point, columns) -> pa.Table:
+    n = table.num_rows
+    arrays, fields = [], []
+    for (name, typ, as_json), (_, v) in zip(columns, point.params):
+        arrays.append(pa.array([_param_value(v, typ, as_json)] * n, type=typ))
+        fields.append(pa.field(name, typ))
+    arrays.append(pa.array([point.seed] * n, type=pa.int64()))
+    fields.append(pa.field("seed", pa.int64()))
+    names = {f.name for f in fields}
+    for col, f in zip(table.columns, table.schema):
+        if f.name in names:  # a grid key that collides with a column name
+            continue
+        arrays.append(col)
+        fields.append(f)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _point_row(point: Point, outcome: Mapping[str, Any], columns) -> pa.Table:
+    schema = _points_schema(columns)
+    summary = outcome.get("summary") or {}
+    row: dict[str, Any] = {}
+    for (name, typ, as_json), (_, v) in zip(columns, point.params):
+        row[name] = _param_value(v, typ, as_json)
+    row["seed"] = point.seed
+    for k in POINT_SUMMARY_KEYS:
+        v = summary.get(k)
+        if isinstance(v, float) and not math.isfinite(v):
+            v = None
+        if v is not None and k in _FLOAT_KEYS:
+            v = float(v)
+        row[k] = v
+    row["status"] = outcome["status"]
+    row["error"] = outcome.get("error")
+    return pa.Table.from_pylist([row], schema=schema)
+
+
+def _write_point(out: Path, point: Point, outcome: Mapping[str, Any], columns) -> None:
+    """Write flows/ (and timeseries/) first, then the point row: a point counts
+    as done only when points/<id>.parquet exists, and then its flows exist too."""
+    if outcome.get("flows") is not None:
+        _atomic_write_table(_prefix_columns(outcome["flows"], point, columns),
+                            out / "flows" / f"{point.id}.parquet")
+    if outcome.get("timeseries") is not None:
+        (out / "timeseries").mkdir(exist_ok=True)
+        _atomic_write_table(_prefix_columns(outcome["timeseries"], point, columns),
+                            out / "timeseries" / f"{point.id}.parquet")
+    _atomic_write_table(_point_row(point, outcome, columns), out / "points" / f"{point.id}.parquet")
+
+
+def _assemble(out: Path, points: list[Point], columns) -> pa.Table:
+    schema = _points_schema(columns)
+    parts = []
+    for p in points:
+        path = out / "points" / f"{p.id}.parquet"
+        t = pq.read_table(path)
+        parts.append(t.cast(schema) if t.schema != schema else t)
+    table = pa.concat_tables(parts) if parts else schema.empty_table()
+    _atomic_write_table(table, out / "points.parquet")
+    return table
+
+
+def _write_parquet_to(table: pa.Table, f) -> None:
+    # Fixed options: the same table always gives the same bytes.
+    pq.write_table(table, f, compression="zstd", write_statistics=True, store_schema=True)
+
+
+def _atomic_write_table(table: pa.Table, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write_parquet_to(table, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# ------------------------------------------------------------------- reading
+def load_points(directory: str | os.PathLike[str]) -> pa.Table:
+    return pq.read_table(Path(directory) / "points.parquet")
+
+
+def load_flows(directory: str | os.PathLike[str]) -> pa.Table:
+    """Every flow row of a sweep, in canonical point order."""
+    d = Path(directory) / "flows"
+    files = sorted(f for f in d.glob("*.parquet") if not f.name.startswith("."))
+    if not files:
+        return pa.table({})
+    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+
+
+def format_failures(failures: list[tuple[Point, str]]) -> str:
+    return "\n".join(f"  {p.label()}: {msg}" for p, msg in failures)
+
