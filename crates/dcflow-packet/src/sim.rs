@@ -63,11 +63,14 @@ pub struct Sim {
     loss_rng: RngStream,
     /// Flows without an outcome yet.
     pub open_flows: usize,
+    /// Some port's agent acts on reverse packets (PDQ): only then does every
+    /// ACK also visit the port its flow's data leaves by.
+    reverse_agents: bool,
 }
 
 impl Sim {
     pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
-        let ports = (0..topo.links.len())
+        let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
                 let at_switch = topo.forwards(link.from);
@@ -89,6 +92,7 @@ impl Sim {
             now: Time::ZERO,
             events,
             packets: PacketArena::default(),
+            reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             ports,
             open_flows: flows.len(),
             flows,
@@ -251,6 +255,9 @@ impl Sim {
     /// port of a path is a PDQ port too).
     #[inline]
     fn reverse_pass(&mut self, idx: u32) {
+        if !self.reverse_agents {
+            return;
+        }
         let pkt = self.packets.get_mut(idx);
         if pkt.reverse && pkt.hop > 0 {
             let arrived_on = self.flows[pkt.flow as usize].route(true, pkt.path)[pkt.hop as usize - 1];
