@@ -114,6 +114,12 @@ impl Rate {
         let num = b.bits() * PS_PER_S as u128;
         Dur(num.div_ceil(self.0 as u128) as u64)
     }
+    /// Picoseconds per byte when that is a whole number (1, 10, 40, 100 Gbps
+    /// ...): then `tx_time(b)` is exactly `b × this`, without a division.
+    pub fn ps_per_byte_exact(self) -> Option<u64> {
+        let ps_bits = 8 * PS_PER_S;
+        (self.0 > 0 && ps_bits % self.0 == 0).then(|| ps_bits / self.0)
+    }
     /// Bytes this rate moves in `d` (rounded down).
     pub fn bytes_in(self, d: Dur) -> Bytes {
         Bytes((self.0 as u128 * d.0 as u128 / (8 * PS_PER_S as u128)) as u64)
@@ -354,6 +360,8 @@ mod tests {
     fn packet_on_gigabit_takes_twelve_microseconds() {
         assert_eq!(Rate::gbps(1).tx_time(Bytes(1500)), Dur::us(12));
         assert_eq!(Rate::gbps(1).bytes_in(Dur::us(12)), Bytes(1500));
+        assert_eq!(Rate::gbps(40).ps_per_byte_exact(), Some(200));
+        assert_eq!(Rate(3).ps_per_byte_exact(), None);
         // Rounds up: 1 byte at 3 bps is 8/3 s.
         assert_eq!(Rate(3).tx_time(Bytes(1)).0, 2_666_666_666_667);
     }

@@ -62,7 +62,7 @@ impl FlowState {
 /// packet's arrival at the next port: propagation, plus processing at every
 /// node that forwards it (not at the destination, which may be a BCube server
 /// that forwards other flows' packets).
-pub fn hop_delay(topo: &Topology, path: &[LinkId], hop: usize) -> Dur {
+fn hop_delay(topo: &Topology, path: &[LinkId], hop: usize) -> Dur {
     let link = &topo.links[path[hop] as usize];
     if hop + 1 < path.len() {
         link.prop_delay + topo.proc_delay_at(link.to)

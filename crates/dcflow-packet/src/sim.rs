@@ -9,9 +9,9 @@
 //! Endpoints are driven through their sans-IO interface only.
 
 use crate::arena::PacketArena;
-use crate::flows::{hop_delay, FlowState};
+use crate::flows::FlowState;
 use crate::monitor::Monitor;
-use dcflow_core::{Bytes, EventQueue, FlowId, LinkId, RngStream, Time};
+use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
 use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
 use rand::RngExt;
@@ -39,6 +39,12 @@ pub struct Port {
     pub tx_scheduled: bool,
     /// Bytes whose serialization has started.
     pub tx_bytes: u64,
+    /// Serialization cost per byte when the link rate makes it exact.
+    ps_per_byte: Option<u64>,
+    /// Propagation + processing delay to the next port, for packets the far
+    /// node forwards, and propagation only, for packets it consumes.
+    delay_forwarded: Dur,
+    delay_delivered: Dur,
     /// Drop probability of the link (faults.loss), 0 for most links.
     pub loss: f64,
 }
@@ -80,6 +86,9 @@ impl Sim {
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
+                    ps_per_byte: link.rate.ps_per_byte_exact(),
+                    delay_forwarded: link.prop_delay + topo.proc_delay_at(link.to),
+                    delay_delivered: link.prop_delay,
                     loss: 0.0,
                 }
             })
@@ -279,7 +288,11 @@ impl Sim {
     fn transmit(&mut self, link: LinkId, idx: u32) {
         let port = &mut self.ports[link as usize];
         let wire = self.packets.get(idx).wire as u64;
-        let done = self.now + self.topo.links[link as usize].rate.tx_time(Bytes(wire));
+        let serialization = match port.ps_per_byte {
+            Some(ps) => Dur(wire * ps),
+            None => self.topo.links[link as usize].rate.tx_time(Bytes(wire)),
+        };
+        let done = self.now + serialization;
         port.busy_until = done;
         port.tx_bytes += wire;
         self.counters.packet_hops += 1;
@@ -289,7 +302,9 @@ impl Sim {
         }
         let pkt = self.packets.get(idx);
         let path = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path);
-        let delay = hop_delay(&self.topo, path, pkt.hop as usize);
+        // No processing at the destination (see flows::hop_delay).
+        let port = &self.ports[link as usize];
+        let delay = if pkt.hop as usize + 1 < path.len() { port.delay_forwarded } else { port.delay_delivered };
         self.events.push(done + delay, Event::Arrive(idx));
     }
 
