@@ -31,8 +31,7 @@ const RING_MIN: usize = 1024;
 const RING_MAX: usize = 1 << 16;
 /// Pops between checks of the bucket width.
 const ADAPT_EVERY: u32 = 4096;
-/// Width limits: 1 ps .. 2^40 ps (~1 s).
-const MIN_SHIFT: u32 = 0;
+/// Widest bucket: 2^40 ps (~1 s); the narrowest is 1 ps.
 const MAX_SHIFT: u32 = 40;
 
 #[derive(Clone, Copy)]
@@ -203,7 +202,7 @@ impl<E: Copy> EventQueue<E> {
         } else if pops < ADAPT_EVERY as u64 {
             return;
         } else if self.entries_scanned > 16 * pops {
-            self.shift.saturating_sub(1).max(MIN_SHIFT)
+            self.shift.saturating_sub(1)
         } else {
             self.shift
         };

@@ -118,7 +118,7 @@ impl Rate {
     /// ...): then `tx_time(b)` is exactly `b × this`, without a division.
     pub fn ps_per_byte_exact(self) -> Option<u64> {
         let ps_bits = 8 * PS_PER_S;
-        (self.0 > 0 && ps_bits % self.0 == 0).then(|| ps_bits / self.0)
+        (self.0 > 0 && ps_bits.is_multiple_of(self.0)).then(|| ps_bits / self.0)
     }
     /// Bytes this rate moves in `d` (rounded down).
     pub fn bytes_in(self, d: Dur) -> Bytes {

@@ -119,7 +119,7 @@ fn watched_links(scenario: &Scenario, topo: &Topology) -> Vec<(LinkId, String)> 
 
 fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
     let end = sim.now;
-    let flows: Vec<FlowRecord> = sim.flows.iter().map(|f| record(f)).collect();
+    let flows: Vec<FlowRecord> = sim.flows.iter().map(record).collect();
     let utilization = if watched.is_empty() || end == Time::ZERO {
         0.0
     } else {

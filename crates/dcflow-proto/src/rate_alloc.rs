@@ -85,7 +85,7 @@ impl RateAllocator {
         }
         self.tx_at_last_update = port.tx_bytes;
         let intervals = (now.0 - self.next_update.0) / self.cfg.interval.0 + 1;
-        self.next_update = self.next_update + Dur(intervals * self.cfg.interval.0);
+        self.next_update += Dur(intervals * self.cfg.interval.0);
     }
 
     /// Process one forward packet carrying a rate request (Snippet 1).

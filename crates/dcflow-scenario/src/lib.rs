@@ -169,8 +169,8 @@ impl Scenario {
         let topo = s.build_topology()?;
         s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo))?;
         s.topology = s.topology.resolved();
-        if s.monitor.is_some() && s.faults.links.is_empty() && s.faults.loss > 0.0 {
-            s.faults.links = s.monitor.as_ref().unwrap().links.clone();
+        if let Some(m) = s.monitor.as_ref().filter(|_| s.faults.links.is_empty() && s.faults.loss > 0.0) {
+            s.faults.links = m.links.clone();
         }
         Ok(s)
     }
