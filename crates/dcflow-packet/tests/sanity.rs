@@ -109,3 +109,21 @@ fn explicit_rate_burst_completes_every_flow() {
         assert!(out.summary.sim_time_s < 0.15, "{proto}: {}", out.summary.sim_time_s);
     }
 }
+
+/// An explicit-rate sender never paces above its NIC, even when the routers
+/// allocate more: a 2-packet response from a host that also sends a long
+/// flow is not stuck behind a growing host queue (D3 Fig. 13's setting).
+#[test]
+fn explicit_rate_senders_never_outpace_their_nic() {
+    for proto in ["d3", "rcp"] {
+        let out = run(&format!(
+            "stop = \"60ms\"\n[topology]\nkind = \"star\"\nhosts = 3\nbuffer = \"100KB\"\n\
+             [protocol]\nname = \"{proto}\"\n[workload]\npattern = \"explicit\"\n\
+             [[flows]]\nsrc = 1\ndst = 0\nsize = \"1GB\"\n\
+             [[flows]]\nsrc = 1\ndst = 0\nsize = \"2900B\"\nstart = \"20ms\"\n"
+        ));
+        let short = &out.flows[1];
+        // Set-up (two RTTs of ~100 us) plus a few packets of host queue.
+        assert!(short.fct_s.unwrap() < 0.001, "{proto}: {:?}", short.fct_s);
+    }
+}

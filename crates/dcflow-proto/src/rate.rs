@@ -209,7 +209,9 @@ impl RateSender {
     fn take_feedback(&mut self, h: &RateHeader) {
         self.held_alloc = h.alloc;
         self.held_desired = h.desired;
-        self.rate = h.min_alloc(self.info.switch_hops as usize);
+        // The capacity controller may allocate more than the link (C grows
+        // while the link is under-used); a host never paces faster than its NIC.
+        self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
         self.request_sent_at = None;
     }
 
