@@ -531,11 +531,13 @@ def _write_parquet_to(table: pa.Table, f) -> None:
     pq.write_table(table, f, compression="zstd", write_statistics=True, store_schema=True)
 
 
-def _atomic_write_table(table: pa.Table, path: Path) -> None:
+def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+    """Write `path` through `write(file)` into a temporary sibling, fsync it and
+    rename it into place, so a reader never sees a partial file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            _write_parquet_to(table, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -545,22 +547,14 @@ def _atomic_write_table(table: pa.Table, path: Path) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _atomic_write_table(table: pa.Table, path: Path) -> None:
+    _atomic_write(path, lambda f: _write_parquet_to(table, f))
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    _atomic_write(path, lambda f: f.write(data))
 
 
 # ------------------------------------------------------------------- reading
