@@ -88,7 +88,7 @@ fn collect(engine: Engine, topo: &Topology, watched: &[(LinkId, String)], wall: 
         packet_hops: 0,
     };
     let summary = Summary::from_flows(&flows, &stats);
-    RunOutput { summary, flows, timeseries: engine.monitor.map(|m| m.rows) }
+    RunOutput { summary, flows, timeseries: engine.monitor.map(|m| m.series.rows) }
 }
 
 fn record(e: &Engine, f: u32) -> FlowRecord {

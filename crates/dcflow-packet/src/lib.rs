@@ -145,7 +145,7 @@ fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
         packet_hops: sim.counters.packet_hops,
     };
     let summary = Summary::from_flows(&flows, &stats);
-    RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.rows) }
+    RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.series.rows) }
 }
 
 fn record(f: &FlowState) -> FlowRecord {

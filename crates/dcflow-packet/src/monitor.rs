@@ -4,7 +4,7 @@
 
 use crate::sim::{Port, Sim};
 use dcflow_core::{Dur, LinkId, Rate, Time};
-use dcflow_scenario::SeriesRow;
+use dcflow_scenario::SeriesRecorder;
 
 /// Bytes the port has put on the wire by `now`. A port counts a packet when
 /// its serialization starts (one event per hop), so the part of the packet
@@ -17,21 +17,15 @@ fn serialized_bytes(port: &Port, rate: Rate, now: Time) -> u64 {
 
 pub struct Monitor {
     interval: Dur,
-    /// (link, name as the user wrote it, bytes sent at the last sample).
-    links: Vec<(LinkId, String, u64)>,
-    /// Per-flow in-order bytes at the last sample; `None` when flows are not monitored.
-    flow_bytes: Option<Vec<u64>>,
-    pub rows: Vec<SeriesRow>,
+    /// Monitored links, in the recorder's order.
+    links: Vec<LinkId>,
+    pub series: SeriesRecorder,
 }
 
 impl Monitor {
     pub fn new(interval: Dur, links: Vec<(LinkId, String)>, flows: Option<usize>) -> Monitor {
-        Monitor {
-            interval,
-            links: links.into_iter().map(|(l, n)| (l, n, 0)).collect(),
-            flow_bytes: flows.map(|n| vec![0; n]),
-            rows: Vec::new(),
-        }
+        let (ids, names) = links.into_iter().unzip();
+        Monitor { interval, links: ids, series: SeriesRecorder::new(interval.as_secs_f64(), names, flows) }
     }
 
     pub fn interval(&self) -> Dur {
@@ -40,33 +34,16 @@ impl Monitor {
 
     pub fn sample(&mut self, sim: &Sim) {
         let time_s = sim.now.as_secs_f64();
-        let secs = self.interval.as_secs_f64();
-        for (link, name, last) in &mut self.links {
-            let port = &sim.ports[*link as usize];
-            let sent = serialized_bytes(port, sim.topo.links[*link as usize].rate, sim.now);
-            self.rows.push(SeriesRow {
-                time_s,
-                series: "link",
-                name: name.clone(),
-                throughput_bps: (sent - *last) as f64 * 8.0 / secs,
-                queue_bytes: Some(port.queue.bytes()),
-            });
-            *last = sent;
+        for (i, &link) in self.links.iter().enumerate() {
+            let port = &sim.ports[link as usize];
+            let sent = serialized_bytes(port, sim.topo.links[link as usize].rate, sim.now);
+            self.series.link(i, time_s, sent as f64 * 8.0, port.queue.bytes());
         }
-        if let Some(bytes) = self.flow_bytes.as_mut() {
-            for (f, last) in sim.flows.iter().zip(bytes.iter_mut()) {
-                let now = f.receiver.cumulative();
-                let active = f.spec.start <= sim.now && (now > *last || !f.done());
-                if active {
-                    self.rows.push(SeriesRow {
-                        time_s,
-                        series: "flow",
-                        name: f.spec.id.to_string(),
-                        throughput_bps: (now - *last) as f64 * 8.0 / secs,
-                        queue_bytes: None,
-                    });
+        if self.series.monitors_flows() {
+            for (i, f) in sim.flows.iter().enumerate() {
+                if f.spec.start <= sim.now {
+                    self.series.flow(i, f.spec.id, time_s, f.receiver.cumulative(), !f.done());
                 }
-                *last = now;
             }
         }
     }

@@ -15,7 +15,7 @@ use dcflow_proto::{ProtocolConfig, QueueNeed};
 use dcflow_workload::{Context, ExplicitFlow, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
-pub use output::{FlowRecord, RunOutput, RunStats, SeriesRow, Summary};
+pub use output::{FlowRecord, RunOutput, RunStats, SeriesRecorder, SeriesRow, Summary};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

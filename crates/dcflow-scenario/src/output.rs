@@ -42,6 +42,57 @@ pub struct SeriesRow {
     pub queue_bytes: Option<u64>,
 }
 
+/// The bookkeeping both engines' monitors share: per-link and per-flow
+/// counters at the last sample, turned into rates over the interval. Each
+/// engine only reads its own cumulative counters and hands them over.
+pub struct SeriesRecorder {
+    interval_s: f64,
+    /// (link name as the user wrote it, bits sent at the last sample).
+    links: Vec<(String, f64)>,
+    /// Per-flow delivered bytes at the last sample; `None` when flows are not monitored.
+    flow_bytes: Option<Vec<u64>>,
+    pub rows: Vec<SeriesRow>,
+}
+
+impl SeriesRecorder {
+    pub fn new(interval_s: f64, link_names: Vec<String>, flows: Option<usize>) -> SeriesRecorder {
+        SeriesRecorder {
+            interval_s,
+            links: link_names.into_iter().map(|n| (n, 0.0)).collect(),
+            flow_bytes: flows.map(|n| vec![0; n]),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn monitors_flows(&self) -> bool {
+        self.flow_bytes.is_some()
+    }
+
+    /// Monitored link `i` has sent `bits` in all by `time_s`.
+    pub fn link(&mut self, i: usize, time_s: f64, bits: f64, queue_bytes: u64) {
+        let (name, last) = &mut self.links[i];
+        self.rows.push(SeriesRow {
+            time_s,
+            series: "link",
+            name: name.clone(),
+            throughput_bps: (bits - *last) / self.interval_s,
+            queue_bytes: Some(queue_bytes),
+        });
+        *last = bits;
+    }
+
+    /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`; a row is
+    /// written while it is `running` or when it delivered since the last sample.
+    pub fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool) {
+        let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
+        if bytes > *last || running {
+            let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval_s;
+            self.rows.push(SeriesRow { time_s, series: "flow", name: id.to_string(), throughput_bps, queue_bytes: None });
+        }
+        *last = bytes;
+    }
+}
+
 /// Counters the engine keeps that the flows table cannot give.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunStats {
