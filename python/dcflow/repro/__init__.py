@@ -20,18 +20,16 @@ scenario and catches :class:`dcflow.ScenarioError`, so an entry becomes
 runnable by itself once the protocol or engine it needs lands. Nothing is faked.
 
 To add an entry: write an :class:`Entry` in a module of this package and pass
-it to :func:`register` (see ``catalog.py``).
+it to :func:`register` (one module per paper: ``pdq.py``, ``d3.py``, ...; shared series and settings in ``common.py``).
 """
 
 from __future__ import annotations
 
-import copy
 import csv
-import json
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,7 +190,6 @@ def run_entry(
 def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                failures: list[str]) -> list[dict[str, Any]]:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from dcflow.plot.stats import mean_ci
     from dcflow.sweep import Sweep, _atomic_write_table
@@ -224,7 +221,6 @@ def _run_capacity(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                   failures: list[str]) -> list[dict[str, Any]]:
     import pyarrow as pa
 
-    from dcflow.capacity import capacity
     from dcflow.sweep import _atomic_write_table
 
     cfg = dict(entry.capacity or {})
@@ -341,4 +337,4 @@ def describe(entry: Entry) -> str:
 
 
 # Register the built-in entries (import for side effects).
-from dcflow.repro import catalog as _catalog  # noqa: E402,F401
+from dcflow.repro import d3, examples, lpd, pdq  # noqa: E402,F401
