@@ -264,8 +264,28 @@ impl PdqSwitch {
         self.last_accept.is_some_and(|(t, f)| f != flow && now.0.saturating_sub(t.0) < window)
     }
 
-    /// Algorithm 1, "PDQ Receiving Data Packet" (also SYNs and probes).
+    /// Algorithm 1, "PDQ Receiving Data Packet", for SYNs and probes: packets
+    /// of flows that are not sending.
     pub fn on_forward(&mut self, now: Time, port: &PortView, flow: SwitchFlow, h: &mut PdqHeader) {
+        self.forward(now, port, flow, h, false);
+    }
+
+    /// Algorithm 1 for a data packet: its flow is sending (the sender only
+    /// sends data while every switch has accepted it, P_S = ∅).
+    pub fn on_data(&mut self, now: Time, port: &PortView, flow: SwitchFlow, h: &mut PdqHeader) {
+        self.forward(now, port, flow, h, true);
+    }
+
+    /// Algorithm 1. A flow not in the list is added with R_i = 0 and P_i =
+    /// ∅ if the packet is data (`sending`), else P_i = this switch. The paper
+    /// leaves P_i of a new entry open; a data packet proves the flow is
+    /// sending. A switch upstream of the one that paused a flow drops it from
+    /// its list (P_H = other switch) and is not told when the flow is accepted
+    /// again, so the flow's data re-enters its list later: marking that entry
+    /// "not sending" let Dampening pause a flow every switch had accepted, and
+    /// the switches downstream then dropped it too (docs/fidelity-pdq.md,
+    /// "Flows re-entering a list").
+    fn forward(&mut self, now: Time, port: &PortView, flow: SwitchFlow, h: &mut PdqHeader, sending: bool) {
         self.observe_rtt(h.rtt.0);
         self.rate_controller(now, port);
         // "if P_H = other switch then remove the flow from the list; return"
@@ -299,7 +319,7 @@ impl PdqSwitch {
                     let i = self.insert_sorted(Entry {
                         flow,
                         rate: 0.0,
-                        pause_by: self.id,
+                        pause_by: if sending { NOBODY } else { self.id },
                         deadline: h.deadline,
                         expected: h.expected.0,
                         rtt: h.rtt.0,
@@ -390,7 +410,8 @@ impl PdqSwitch {
         let flow = subflow_id(pkt.flow, pkt.path);
         let Sched::Pdq(h) = &mut pkt.sched else { return };
         match pkt.kind {
-            PacketKind::Syn | PacketKind::Data | PacketKind::Probe => self.on_forward(now, port, flow, h),
+            PacketKind::Syn | PacketKind::Probe => self.on_forward(now, port, flow, h),
+            PacketKind::Data => self.on_data(now, port, flow, h),
             PacketKind::Fin => self.on_term(flow),
             _ => {}
         }
