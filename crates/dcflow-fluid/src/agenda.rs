@@ -54,3 +54,91 @@ impl<E: Copy> Agenda<E> {
         self.heap.peek().map(|e| Time(e.time))
     }
 }
+
+/// At most one pending time per key `0..n`, earliest first: an indexed
+/// binary min-heap (setting a key's time moves its one entry; nothing goes
+/// stale). The kinetic order's per-link crossing checks use it.
+pub struct Timers {
+    heap: Vec<(u64, u32)>,
+    /// Index of each key's entry in `heap`, `u32::MAX` when it has none.
+    at: Vec<u32>,
+}
+
+impl Timers {
+    pub fn new(n: usize) -> Timers {
+        Timers { heap: Vec::new(), at: vec![u32::MAX; n] }
+    }
+
+    /// Set `key`'s time (`None`: no pending time).
+    pub fn set(&mut self, key: u32, time: Option<Time>) {
+        let i = self.at[key as usize];
+        match (time, i == u32::MAX) {
+            (None, true) => {}
+            (None, false) => self.remove_at(i as usize),
+            (Some(t), true) => {
+                self.heap.push((t.0, key));
+                self.at[key as usize] = self.heap.len() as u32 - 1;
+                self.up(self.heap.len() - 1);
+            }
+            (Some(t), false) => {
+                self.heap[i as usize].0 = t.0;
+                let i = self.up(i as usize);
+                self.down(i);
+            }
+        }
+    }
+
+    /// Remove and return a key whose time is at or before `now`.
+    pub fn pop_due(&mut self, now: Time) -> Option<u32> {
+        let &(t, key) = self.heap.first()?;
+        if t > now.0 {
+            return None;
+        }
+        self.remove_at(0);
+        Some(key)
+    }
+
+    fn remove_at(&mut self, i: usize) {
+        let key = self.heap[i].1;
+        self.at[key as usize] = u32::MAX;
+        let last = self.heap.pop().expect("entry present");
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            self.at[last.1 as usize] = i as u32;
+            let i = self.up(i);
+            self.down(i);
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.at[self.heap[i].1 as usize] = i as u32;
+        self.at[self.heap[j].1 as usize] = j as u32;
+    }
+
+    fn up(&mut self, mut i: usize) -> usize {
+        while i > 0 && self.heap[i] < self.heap[(i - 1) / 2] {
+            self.swap(i, (i - 1) / 2);
+            i = (i - 1) / 2;
+        }
+        i
+    }
+
+    fn down(&mut self, mut i: usize) {
+        loop {
+            let (a, b) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if a < self.heap.len() && self.heap[a] < self.heap[m] {
+                m = a;
+            }
+            if b < self.heap.len() && self.heap[b] < self.heap[m] {
+                m = b;
+            }
+            if m == i {
+                return;
+            }
+            self.swap(i, m);
+            i = m;
+        }
+    }
+}

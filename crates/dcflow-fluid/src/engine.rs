@@ -2,8 +2,8 @@
 //! on arrivals, completions, terminations and model ticks. Max-min fair
 //! rates are recomputed incrementally over a region certified by the
 //! bottleneck condition ([`Engine::fair_incremental`]); the key orders
-//! (srpt, sjf, edf, fifo) keep a nearly sorted order of all active flows
-//! ([`Engine::ordered_global`]); the other allocations are recomputed from
+//! (srpt, sjf, edf, fifo) keep each link's order kinetically and re-walk
+//! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
 //! scratch over the connected component of links and active flows that the
 //! event touches (flows elsewhere cannot change rate under any of the
 //! allocations, which are all computed link by link). Flows that become ready at the same
@@ -19,6 +19,7 @@ use crate::priority;
 use crate::agenda::Agenda;
 
 mod incremental;
+mod kinetic;
 use dcflow_core::{LinkId, Time};
 use dcflow_net::Topology;
 
@@ -48,6 +49,11 @@ pub struct Counters {
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
+    /// Key disciplines: flows re-walked, rates changed, links re-sorted
+    /// because two of their flows' keys crossed.
+    pub walked: u64,
+    pub rate_changes: u64,
+    pub crossings: u64,
 }
 
 pub struct Engine {
@@ -85,11 +91,7 @@ pub struct Engine {
     component: Vec<u32>,
     component_links: Vec<LinkId>,
     dropped: Vec<u32>,
-    /// Ordered disciplines with per-flow keys: every active flow, in the
-    /// priority order of the last recomputation (nearly sorted at the next).
-    order: Vec<u32>,
-    in_order: Vec<bool>,
-    keyed: Vec<(f64, f64, u32)>,
+    kinetic: kinetic::Kinetic,
     checked: Vec<u32>,
     violators: Vec<u32>,
     round: u32,
@@ -140,9 +142,7 @@ impl Engine {
             component: Vec::new(),
             component_links: Vec::new(),
             dropped: Vec::new(),
-            order: Vec::new(),
-            in_order: vec![false; n],
-            keyed: Vec::new(),
+            kinetic: kinetic::Kinetic::new(l, n),
             checked: vec![0; n],
             violators: Vec::new(),
             verify: false,
@@ -354,7 +354,7 @@ impl Engine {
                 true
             }
             Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
-                self.ordered_global(kind, seeds);
+                self.ordered_incremental(kind, seeds, full);
                 true
             }
             _ => {

@@ -1,75 +1,9 @@
-//! Incremental rate recomputation: the maintained priority order of the key
-//! disciplines and the certified regions of max-min fairness. A child module
+//! Incremental max-min fair rates over certified regions. A child module
 //! of the engine, so it works on the engine's own state.
 
 use super::*;
 
 impl Engine {
-    /// Ordered disciplines whose priority is a per-flow key (srpt, sjf, edf,
-    /// fifo): the greedy walk over every active flow in priority order. The
-    /// order is kept between recomputations and re-sorted by insertion (keys
-    /// drift only between events, so it is nearly sorted): O(active x path)
-    /// with no allocation, no component search and no comparison sort.
-    /// (Flows of other components do not interact under the greedy walk, so
-    /// this equals the per-component walk at this instant.)
-    pub(super) fn ordered_global(&mut self, kind: Order, seeds: &[u32]) {
-        let now = self.now;
-        let phase = &self.flows.phase;
-        let in_order = &mut self.in_order;
-        self.order.retain(|&f| {
-            let keep = phase[f as usize] == Phase::Active;
-            if !keep {
-                in_order[f as usize] = false;
-            }
-            keep
-        });
-        for &f in seeds {
-            if phase[f as usize] == Phase::Active && !in_order[f as usize] {
-                in_order[f as usize] = true;
-                self.order.push(f);
-            }
-        }
-        self.keyed.clear();
-        for k in 0..self.order.len() {
-            let f = self.order[k];
-            self.flows.advance(f, now);
-            let flows = &self.flows;
-            let key = match kind {
-                Order::Srpt => (priority::time_left(flows, f), 0.0),
-                Order::Sjf => (flows.work[f as usize] / flows.bottleneck[f as usize], 0.0),
-                Order::Fifo => (0.0, 0.0),
-                _ => (
-                    priority::deadline_left(flows, f, now).unwrap_or(f64::INFINITY),
-                    priority::time_left(flows, f),
-                ),
-            };
-            self.keyed.push((key.0, key.1, f));
-        }
-        let before = |a: &(f64, f64, u32), b: &(f64, f64, u32)| {
-            a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)) == std::cmp::Ordering::Less
-        };
-        let keyed = &mut self.keyed;
-        for i in 1..keyed.len() {
-            let mut j = i;
-            while j > 0 && before(&keyed[j], &keyed[j - 1]) {
-                keyed.swap(j, j - 1);
-                j -= 1;
-            }
-        }
-        self.component.clear();
-        for (k, e) in self.keyed.iter().enumerate() {
-            self.order[k] = e.2;
-            self.component.push(e.2);
-        }
-        for &f in &self.order {
-            for &l in self.flows.path(f) {
-                self.residual[l as usize] = self.capacity[l as usize];
-            }
-        }
-        let flows = &self.flows;
-        greedy(&self.order, |f| flows.path(f), &mut self.residual, &mut self.new_rate);
-    }
-
     /// Max-min fair rates, recomputed over the fewest flows that can change.
     ///
     /// The max-min allocation is the unique feasible one in which every flow
