@@ -1,9 +1,9 @@
-//! The fluid engine's event heap: `(time, insertion order)`-keyed, with
-//! `peek`, which the batching loop needs to gather every event of one
-//! instant. Completion and termination events are invalidated lazily (a
-//! per-flow generation number), never removed. Fluid runs keep one pending
-//! completion per active flow, so a 4-ary heap of a few thousand entries is
-//! all it takes; dcflow-core's calendar queue is tuned for packet timescales.
+//! The fluid engine's event heaps. [`Agenda`]: `(time, insertion order)`-keyed,
+//! with `peek`, which the batching loop needs to gather every event of one
+//! instant. Termination events are invalidated lazily (a
+//! per-flow generation number), never removed; completions are in
+//! [`Timers`], one entry per active flow. A 4-ary heap is all it takes;
+//! dcflow-core's calendar queue is tuned for packet timescales.
 
 use dary_heap::QuaternaryHeap;
 use dcflow_core::Time;
@@ -57,7 +57,8 @@ impl<E: Copy> Agenda<E> {
 
 /// At most one pending time per key `0..n`, earliest first: an indexed
 /// binary min-heap (setting a key's time moves its one entry; nothing goes
-/// stale). The kinetic order's per-link crossing checks use it.
+/// stale), ties by key. Flow completions (one per active flow, however
+/// often its rate changes) and the kinetic order's per-link crossing checks.
 pub struct Timers {
     heap: Vec<(u64, u32)>,
     /// Index of each key's entry in `heap`, `u32::MAX` when it has none.
@@ -86,6 +87,10 @@ impl Timers {
                 self.down(i);
             }
         }
+    }
+
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.first().map(|&(t, _)| Time(t))
     }
 
     /// Remove and return a key whose time is at or before `now`.

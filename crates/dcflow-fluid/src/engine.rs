@@ -8,7 +8,8 @@
 //! event touches (flows elsewhere cannot change rate under any of the
 //! allocations, which are all computed link by link). Flows that become ready at the same
 //! instant, and events at the same instant, are handled as one batch with
-//! one recomputation. Completions and early terminations are events in a
+//! one recomputation. Each active flow has one pending completion, moved
+//! when its rate changes ([`Timers`]); early terminations are events in a
 //! heap, invalidated lazily by a per-flow generation number.
 
 use crate::alloc::{greedy, MaxMin};
@@ -16,7 +17,7 @@ use crate::flows::{Flows, Phase};
 use crate::model::{hopeless_at, Allocation, FlowModel, Order};
 use crate::monitor::Monitor;
 use crate::priority;
-use crate::agenda::Agenda;
+use crate::agenda::{Agenda, Timers};
 
 mod incremental;
 mod kinetic;
@@ -25,8 +26,6 @@ use dcflow_net::Topology;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Flow `0` sends its last bit, if its generation is still `1`.
-    Complete(u32, u32),
     /// Flow `0` can no longer meet its deadline, if its generation is still `1`.
     Hopeless(u32, u32),
     /// Model tick: re-evaluate every active flow (D3's re-requests).
@@ -70,6 +69,7 @@ pub struct Engine {
     link_reserved: Vec<f64>,
     virtual_deadline: Vec<f64>,
     pub events: Agenda<Event>,
+    completions: Timers,
     ready_order: Vec<u32>,
     next_ready: usize,
     pub now: Time,
@@ -123,6 +123,7 @@ impl Engine {
             link_reserved: vec![0.0; l],
             virtual_deadline: vec![0.0; n],
             events: Agenda::new(),
+            completions: Timers::new(n),
             ready_order,
             next_ready: 0,
             now: Time::ZERO,
@@ -168,7 +169,7 @@ impl Engine {
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);
-            let Some(t) = [ready, self.events.peek_time()].into_iter().flatten().min() else { break };
+            let Some(t) = [ready, self.events.peek_time(), self.completions.peek_time()].into_iter().flatten().min() else { break };
             if stop.is_some_and(|s| t > s) {
                 self.now = stop.expect("checked");
                 break;
@@ -185,13 +186,13 @@ impl Engine {
                 touched.push(f);
             }
             let arrivals = !touched.is_empty();
+            while let Some(f) = self.completions.pop_due(t) {
+                self.leave(f, Phase::Finished);
+                touched.push(f);
+            }
             while self.events.peek_time() == Some(t) {
                 let (_, ev) = self.events.pop().expect("peeked");
                 match ev {
-                    Event::Complete(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
-                        self.leave(f, Phase::Finished);
-                        touched.push(f);
-                    }
                     Event::Hopeless(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
                         self.leave(f, Phase::Terminated);
                         touched.push(f);
@@ -209,7 +210,7 @@ impl Engine {
                             self.monitor = Some(m);
                         }
                     }
-                    Event::Complete(..) | Event::Hopeless(..) => {} // stale
+                    Event::Hopeless(..) => {} // stale
                 }
             }
             if !touched.is_empty() || full {
@@ -268,6 +269,7 @@ impl Engine {
             self.flows.finish[i] = Some(self.now + self.flows.delivery_delay[i]);
         } else {
             self.counters.terminations += 1;
+            self.completions.set(f, None);
         }
         for hop in 0..self.flows.path(f).len() {
             let l = self.flows.path(f)[hop] as usize;
@@ -499,10 +501,8 @@ impl Engine {
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];
-        if r > 0.0 {
-            let ps = (remaining / r * 1e12).round();
-            self.events.push(Time(self.now.0 + ps as u64), Event::Complete(f, g));
-        }
+        let done = (r > 0.0).then(|| Time(self.now.0 + (remaining / r * 1e12).round() as u64));
+        self.completions.set(f, done);
         if self.early_termination {
             if let Some(deadline) = self.flows.deadline[i] {
                 if let Some(at) = hopeless_at(remaining, r, self.now, self.flows.line_rate[i], deadline) {
