@@ -40,6 +40,8 @@ pub struct MaxMin {
     epoch: u32,
     heap: BinaryHeap<Level>,
     capped: Vec<(f64, u32)>,
+    /// The link that froze each flow in its last fill (`LinkId::MAX`: its cap).
+    frozen_by: Vec<LinkId>,
 }
 
 impl MaxMin {
@@ -50,6 +52,7 @@ impl MaxMin {
             epoch: 0,
             heap: BinaryHeap::new(),
             capped: Vec::new(),
+            frozen_by: vec![LinkId::MAX; flows],
         }
     }
 
@@ -124,17 +127,25 @@ impl MaxMin {
                     let s = self.level(l as usize, residual);
                     for &f in &link_flows[l as usize] {
                         if self.frozen_epoch[f as usize] != epoch && member(f) {
+                            self.frozen_by[f as usize] = l;
                             self.freeze(f, s, path(f), residual, rate);
                         }
                     }
                 }
                 (_, Some(c)) => {
                     let (_, f) = self.capped.pop().expect("peeked");
+                    self.frozen_by[f as usize] = LinkId::MAX;
                     self.freeze(f, c, path(f), residual, rate);
                 }
                 (Some(_), None) => unreachable!("the guarded arm takes a link level without caps"),
             }
         }
+    }
+
+    /// The link that froze `f` in the last fill that included it: saturated,
+    /// and no flow of that fill on it is faster (`None`: frozen at its cap).
+    pub fn frozen_by(&self, f: u32) -> Option<LinkId> {
+        Some(self.frozen_by[f as usize]).filter(|&l| l != LinkId::MAX)
     }
 
     fn level(&self, l: usize, residual: &[f64]) -> f64 {

@@ -96,6 +96,8 @@ pub struct Engine {
     violators: Vec<u32>,
     round: u32,
     stat_round: Vec<u32>,
+    /// Max-min: a bottleneck of each flow under the installed rates, when known.
+    bneck: Vec<LinkId>,
     link_load: Vec<f64>,
     link_max: Vec<f64>,
     /// Tests: check every incremental recomputation against a from-scratch one.
@@ -149,6 +151,7 @@ impl Engine {
             verify: false,
             round: 0,
             stat_round: vec![0; l],
+            bneck: vec![LinkId::MAX; n],
             link_load: vec![0.0; l],
             link_max: vec![0.0; l],
             flows,
@@ -418,16 +421,21 @@ impl Engine {
         }
         let flows = &self.flows;
         match self.allocation {
-            Allocation::Fair => self.fill.fill(
-                &self.component,
-                &self.component_links,
-                &self.link_flows,
-                |f| flows.path(f),
-                |_| true,
-                |_| f64::INFINITY,
-                &mut self.residual,
-                &mut self.new_rate,
-            ),
+            Allocation::Fair => {
+                self.fill.fill(
+                    &self.component,
+                    &self.component_links,
+                    &self.link_flows,
+                    |f| flows.path(f),
+                    |_| true,
+                    |_| f64::INFINITY,
+                    &mut self.residual,
+                    &mut self.new_rate,
+                );
+                for &f in &self.component {
+                    self.bneck[f as usize] = self.fill.frozen_by(f).unwrap_or(LinkId::MAX);
+                }
+            }
             Allocation::Ordered(kind) => {
                 let mut order = std::mem::take(&mut self.component);
                 priority::order(kind, flows, now, &mut order, &mut self.dropped, &mut self.virtual_deadline, arrivals);

@@ -129,8 +129,15 @@ impl Engine {
     /// Whether `g` has a bottleneck under the tentative rates (`new_rate`
     /// for flows of the current set, the installed rate for the others).
     /// Per-link load and maximum are computed once per certification round.
+    /// A flow outside the set whose last known bottleneck (`bneck`) is not
+    /// a link of the set passes at once: no rate on that link changed.
     fn has_bottleneck(&mut self, g: u32, stamp: u32) -> bool {
-        let r = if self.seen_flow[g as usize] == stamp { self.new_rate[g as usize] } else { self.flows.rate[g as usize] };
+        let in_set = self.seen_flow[g as usize] == stamp;
+        let hint = self.bneck[g as usize];
+        if !in_set && hint != LinkId::MAX && self.seen_link[hint as usize] != stamp {
+            return true;
+        }
+        let r = if in_set { self.new_rate[g as usize] } else { self.flows.rate[g as usize] };
         let round = self.round;
         let p = self.flows.path_range(g);
         for k in p {
@@ -147,6 +154,7 @@ impl Engine {
                 self.link_max[l] = max;
             }
             if self.link_load[l] >= self.capacity[l] * (1.0 - 1e-11) && r >= self.link_max[l] * (1.0 - 1e-11) {
+                self.bneck[g as usize] = l as LinkId;
                 return true;
             }
         }
