@@ -12,12 +12,14 @@ impl Engine {
     /// the flows that arrived or left; fill S over the capacity the other
     /// flows leave; then check the bottleneck condition for every flow on a
     /// link of S (flows elsewhere see no change). A fixed flow that fails it
-    /// joins S; an S flow that fails it (a fixed flow on its link is faster)
-    /// brings in the flows of its links. Repeat until every flow passes: the
-    /// result is then exactly the max-min allocation (the check is the
-    /// certificate), usually after touching a few flows. If S grows past
-    /// a quarter of the active flows, or takes more than 4 rounds, fill
-    /// everything from scratch.
+    /// joins S; an S flow that fails it (a fixed flow on the link that froze
+    /// it is faster) brings in the flows of that link. Repeat until every
+    /// flow passes: the result is then exactly the max-min allocation (the
+    /// check is the certificate), usually after touching a few flows. The
+    /// check skips a fixed flow whose last known bottleneck carries no flow
+    /// of S: nothing on that link changed, so it is still its bottleneck.
+    /// Once the rounds have filled twice as many flows as are active, fill
+    /// everything from scratch instead.
     pub(super) fn fair_incremental(&mut self, seeds: &[u32]) {
         self.stamp += 1;
         let stamp = self.stamp;
@@ -28,10 +30,11 @@ impl Engine {
                 self.add_link_flows(self.flows.path(f)[hop], stamp);
             }
         }
-        let mut rounds = 0;
+        let mut work = 0;
         loop {
             // (Tests verify the incremental path itself: no fallback there.)
-            if !self.verify && (self.component.len() * 4 > self.active.max(16) || rounds > 4) {
+            work += self.component.len();
+            if !self.verify && work > 2 * self.active.max(16) {
                 self.counters.fallbacks += 1;
                 self.recompute_from_scratch(&[], true, false);
                 return;
@@ -79,14 +82,14 @@ impl Engine {
             // Re-check everything in the next round.
             let violators = std::mem::take(&mut self.violators);
             self.stamp_checked_reset();
-            // Grow by whole links (fewer rounds than flow by flow).
             for &g in &violators {
-                self.add_flow(g, stamp);
-                for hop in 0..self.flows.path(g).len() {
-                    self.add_link_flows(self.flows.path(g)[hop], stamp);
+                let frozen_by = (self.seen_flow[g as usize] == stamp).then(|| self.fill.frozen_by(g)).flatten();
+                if let Some(l) = frozen_by {
+                    self.add_link_flows(l, stamp);
+                } else {
+                    self.add_flow(g, stamp);
                 }
             }
-            rounds += 1;
             self.violators = violators;
         }
     }
