@@ -45,6 +45,8 @@ pub struct Counters {
     pub expansions: u64,
     /// Incremental max-min recomputations that fell back to a full fill.
     pub fallbacks: u64,
+    /// Flows filled by the incremental max-min rounds (region sizes summed).
+    pub refilled: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,

@@ -34,6 +34,7 @@ impl Engine {
         loop {
             // (Tests verify the incremental path itself: no fallback there.)
             work += self.component.len();
+            self.counters.refilled += self.component.len() as u64;
             if !self.verify && work > 2 * self.active.max(16) {
                 self.counters.fallbacks += 1;
                 self.recompute_from_scratch(&[], true, false);
