@@ -147,3 +147,29 @@ impl Timers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Timers;
+    use dcflow_core::Time;
+
+    #[test]
+    fn timers_pop_the_latest_time_set_per_key_in_order() {
+        let mut t = Timers::new(6);
+        for (key, at) in [(0, 50), (1, 10), (2, 40), (3, 30), (4, 20)] {
+            t.set(key, Some(Time(at)));
+        }
+        t.set(0, Some(Time(5))); // moved earlier
+        t.set(1, Some(Time(45))); // moved later
+        t.set(3, None); // removed
+        t.set(5, None); // never set
+        assert_eq!(t.peek_time(), Some(Time(5)));
+        assert_eq!(t.pop_due(Time(4)), None);
+        let mut popped = Vec::new();
+        while let Some(k) = t.pop_due(Time(100)) {
+            popped.push(k);
+        }
+        assert_eq!(popped, vec![0, 4, 2, 1]);
+        assert_eq!(t.peek_time(), None);
+    }
+}
