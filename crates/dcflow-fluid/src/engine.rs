@@ -50,10 +50,11 @@ pub struct Counters {
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
-    /// Key disciplines: flows re-walked, rates changed, links re-sorted
-    /// because two of their flows' keys crossed.
-    pub walked: u64,
+    /// Rates that changed (any discipline).
     pub rate_changes: u64,
+    /// Key disciplines: flows re-walked, links re-sorted because two of
+    /// their flows' keys crossed.
+    pub walked: u64,
     pub crossings: u64,
 }
 
@@ -505,6 +506,7 @@ impl Engine {
         if r == self.flows.rate[i] {
             return;
         }
+        self.counters.rate_changes += 1;
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;

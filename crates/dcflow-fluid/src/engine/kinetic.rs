@@ -151,7 +151,6 @@ impl Engine {
             if r == old {
                 continue;
             }
-            self.counters.rate_changes += 1;
             self.kinetic.rate[f as usize] = r;
             self.new_rate[f as usize] = r;
             self.component.push(f);
