@@ -8,15 +8,18 @@
 //!         before f on l, subtracted in order),
 //! so r_f depends only on which flows precede it on its own links and on
 //! their rates. An event changes those inputs only for (a) the flows after
-//! an arriving or leaving flow on its links, (b) the flows of a link whose
-//! order changed, and (c) the flows after a flow whose rate changed, on its
-//! links. Those flows are marked dirty and recomputed in global priority
-//! order from a heap; each one marked in (c) comes after the flow that
-//! marked it, so it is recomputed after it, from final inputs. A flow whose
-//! rate is unchanged (bit for bit: the same subtractions in the same order
-//! as the full walk) marks nobody. Every other flow keeps its inputs and so
-//! its rate: the result is the full walk's, with the same floating-point
-//! operations.
+//! a leaving flow on its links, (b) the flows of a link whose order
+//! changed, and (c) the flows after a flow whose rate changed (an arriving
+//! flow counts as having had rate 0), on its links. Those flows are marked
+//! dirty and recomputed in global priority order from a heap; each one
+//! marked in (c) comes after the flow that marked it, so it is recomputed
+//! after it, from final inputs. A flow whose rate is unchanged (bit for
+//! bit: the same subtractions in the same order as the full walk) marks
+//! nobody, and in (a) and (c) a follower is not marked when the change
+//! cannot reach its rate through that link ([`Engine::mark_after`]: the
+//! link's residual was and is exhausted, or was and is above its rate).
+//! Every other flow keeps its inputs and so its rate: the result is the
+//! full walk's.
 //!
 //! Keeping each link's order equal to the order of the keys at the current
 //! instant: sjf and fifo keys never change; edf's deadlines keep their
@@ -154,10 +157,12 @@ impl Engine {
             self.kinetic.rate[f as usize] = r;
             self.new_rate[f as usize] = r;
             self.component.push(f);
+            // A new flow counts as having been there at rate 0.
+            let before = if old.is_nan() { 0.0 } else { old };
             for k in self.flows.path_range(f) {
                 let l = self.flows.link_at(k);
                 let at = self.kinetic.lists[l as usize].iter().position(|&g| g == f).expect("listed");
-                self.mark_from(kind, l, at + 1);
+                self.mark_after(kind, l, at + 1, true, before, r);
                 self.note_recertify(l);
             }
         }
@@ -193,6 +198,43 @@ impl Engine {
         }
     }
 
+    /// Mark dirty the flows of `l` from position `at` on that a change just
+    /// before them can affect: a flow there whose rate was `before` now
+    /// counts `after` (with `changed_in_list`, it is the flow at `at - 1`;
+    /// otherwise it has left). The residuals the walk sees before each
+    /// follower are replayed in both states, subtraction for subtraction
+    /// (new flows not yet walked count 0). A follower is left alone if its
+    /// residual on `l` is exhausted in both (its rate is 0 and stays 0, and
+    /// so for every later one), or exceeds its rate in both (`l` was not
+    /// its tightest link and is not: its rate comes from another link,
+    /// which would mark it if it changed). Over a sequence of changes in
+    /// priority order, a flow none of them marks was in the same case in
+    /// every intermediate state, the first and the last included.
+    fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64) {
+        let (mut old, mut new) = (self.capacity[l as usize], self.capacity[l as usize]);
+        for i in 0..self.kinetic.lists[l as usize].len() {
+            let g = self.kinetic.lists[l as usize][i];
+            if i == at {
+                old -= before;
+                new -= after;
+            }
+            if i >= at {
+                if old <= 0.0 && new <= 0.0 {
+                    return;
+                }
+                let q = self.kinetic.rate[g as usize];
+                if !(old > q && new > q) {
+                    self.mark(kind, g);
+                }
+            }
+            let r = self.kinetic.rate[g as usize];
+            if !r.is_nan() && !(changed_in_list && i + 1 == at) {
+                old -= r;
+                new -= r;
+            }
+        }
+    }
+
     /// Mark dirty the flows of `l` from position `from` on.
     fn mark_from(&mut self, kind: Order, l: LinkId, from: usize) {
         for i in from..self.kinetic.lists[l as usize].len() {
@@ -211,13 +253,14 @@ impl Engine {
 
     fn unlist(&mut self, kind: Order, f: u32) {
         self.kinetic.listed[f as usize] = false;
-        self.kinetic.rate[f as usize] = f64::NAN;
+        let before = std::mem::replace(&mut self.kinetic.rate[f as usize], f64::NAN);
+        let before = if before.is_nan() { 0.0 } else { before };
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let list = &mut self.kinetic.lists[l as usize];
             let at = list.iter().position(|&g| g == f).expect("listed");
             list.remove(at);
-            self.mark_from(kind, l, at);
+            self.mark_after(kind, l, at, false, before, 0.0);
             self.note_recertify(l);
         }
     }
@@ -230,23 +273,24 @@ impl Engine {
             let list = &self.kinetic.lists[l as usize];
             let at = list.partition_point(|&g| before((self.key(kind, g), g), key));
             self.kinetic.lists[l as usize].insert(at, f);
-            self.mark_from(kind, l, at);
             self.note_recertify(l);
         }
+        // Its followers see it once it has a rate.
+        self.mark(kind, f);
     }
 
-    /// Sort `l`'s flows by their keys now; mark dirty the span that moved.
+    /// Sort `l`'s flows by their keys now; mark dirty the flows from the
+    /// first that moved.
     fn resort(&mut self, kind: Order, l: LinkId) {
         let mut keys = std::mem::take(&mut self.kinetic.keys);
         keys.clear();
         keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g), g)));
-        let (mut first, mut last) = (usize::MAX, 0);
+        let mut first = usize::MAX;
         for i in 1..keys.len() {
             let mut j = i;
             while j > 0 && before(keys[j], keys[j - 1]) {
                 keys.swap(j, j - 1);
                 first = first.min(j - 1);
-                last = last.max(i);
                 j -= 1;
             }
         }
@@ -255,9 +299,9 @@ impl Engine {
             for (i, &(_, g)) in keys.iter().enumerate() {
                 self.kinetic.lists[l as usize][i] = g;
             }
-            for &(_, g) in &keys[first..=last] {
-                self.mark(kind, g);
-            }
+            // Flows after the span keep their predecessors, but the walk
+            // now subtracts their rates in another order: re-walk them too.
+            self.mark_from(kind, l, first);
         }
         self.kinetic.keys = keys;
         self.note_recertify(l);
