@@ -99,8 +99,12 @@ pub struct Engine {
     violators: Vec<u32>,
     round: u32,
     stat_round: Vec<u32>,
-    /// Max-min: a bottleneck of each flow under the installed rates, when known.
+    /// Max-min: a bottleneck of each flow under the installed rates, when
+    /// known; those found by a certification round; links that the round's
+    /// tentative allocation changed (stamped with the round).
     bneck: Vec<LinkId>,
+    found_bneck: Vec<(u32, LinkId)>,
+    changed_at: Vec<u32>,
     link_load: Vec<f64>,
     link_max: Vec<f64>,
     /// Tests: check every incremental recomputation against a from-scratch one.
@@ -155,6 +159,8 @@ impl Engine {
             round: 0,
             stat_round: vec![0; l],
             bneck: vec![LinkId::MAX; n],
+            found_bneck: Vec::new(),
+            changed_at: vec![0; l],
             link_load: vec![0.0; l],
             link_max: vec![0.0; l],
             flows,

@@ -16,8 +16,8 @@ impl Engine {
     /// it is faster) brings in the flows of that link. Repeat until every
     /// flow passes: the result is then exactly the max-min allocation (the
     /// check is the certificate), usually after touching a few flows. The
-    /// check skips a fixed flow whose last known bottleneck carries no flow
-    /// of S: nothing on that link changed, so it is still its bottleneck.
+    /// check skips a flow whose last known bottleneck has the same flows at
+    /// the same rates as before: it is still its bottleneck.
     /// Once the rounds have filled twice as many flows as are active, fill
     /// everything from scratch instead.
     pub(super) fn fair_incremental(&mut self, seeds: &[u32]) {
@@ -62,7 +62,9 @@ impl Engine {
             );
             // Certify.
             self.round = self.round.wrapping_add(1);
+            self.note_changed_links(seeds, stamp);
             self.violators.clear();
+            self.found_bneck.clear();
             for k in 0..self.component_links.len() {
                 let l = self.component_links[k] as usize;
                 for j in 0..self.link_flows[l].len() {
@@ -77,6 +79,9 @@ impl Engine {
                 }
             }
             if self.violators.is_empty() {
+                for &(g, l) in &self.found_bneck {
+                    self.bneck[g as usize] = l;
+                }
                 return;
             }
             self.counters.expansions += 1;
@@ -92,6 +97,21 @@ impl Engine {
                 }
             }
             self.violators = violators;
+        }
+    }
+
+    /// Mark (`changed_at`) the links whose flows or rates differ between
+    /// the tentative and the installed allocation: the seeds' links and
+    /// those of the flows of S whose tentative rate is not the installed one.
+    fn note_changed_links(&mut self, seeds: &[u32], stamp: u32) {
+        let round = self.round;
+        for &f in seeds.iter().chain(self.component.iter()) {
+            let changed = self.seen_flow[f as usize] != stamp || self.new_rate[f as usize].to_bits() != self.flows.rate[f as usize].to_bits();
+            if changed {
+                for k in self.flows.path_range(f) {
+                    self.changed_at[self.flows.link_at(k) as usize] = round;
+                }
+            }
         }
     }
 
@@ -133,12 +153,14 @@ impl Engine {
     /// Whether `g` has a bottleneck under the tentative rates (`new_rate`
     /// for flows of the current set, the installed rate for the others).
     /// Per-link load and maximum are computed once per certification round.
-    /// A flow outside the set whose last known bottleneck (`bneck`) is not
-    /// a link of the set passes at once: no rate on that link changed.
+    /// A flow whose last known bottleneck (`bneck`, a bottleneck under the
+    /// installed rates) is not a changed link passes at once: that link has
+    /// the same flows at the same rates. Bottlenecks found here are kept
+    /// (`found_bneck`) only if the round certifies.
     fn has_bottleneck(&mut self, g: u32, stamp: u32) -> bool {
         let in_set = self.seen_flow[g as usize] == stamp;
         let hint = self.bneck[g as usize];
-        if !in_set && hint != LinkId::MAX && self.seen_link[hint as usize] != stamp {
+        if hint != LinkId::MAX && self.changed_at[hint as usize] != self.round {
             return true;
         }
         let r = if in_set { self.new_rate[g as usize] } else { self.flows.rate[g as usize] };
@@ -158,7 +180,7 @@ impl Engine {
                 self.link_max[l] = max;
             }
             if self.link_load[l] >= self.capacity[l] * (1.0 - 1e-11) && r >= self.link_max[l] * (1.0 - 1e-11) {
-                self.bneck[g as usize] = l as LinkId;
+                self.found_bneck.push((g, l as LinkId));
                 return true;
             }
         }
