@@ -42,6 +42,8 @@ pub struct MaxMin {
     capped: Vec<(f64, u32)>,
     /// The link that froze each flow in its last fill (`LinkId::MAX`: its cap).
     frozen_by: Vec<LinkId>,
+    /// Per link, the most its flows could take.
+    demand: Vec<f64>,
 }
 
 impl MaxMin {
@@ -53,6 +55,7 @@ impl MaxMin {
             heap: BinaryHeap::new(),
             capped: Vec::new(),
             frozen_by: vec![LinkId::MAX; flows],
+            demand: vec![0.0; links],
         }
     }
 
@@ -90,8 +93,21 @@ impl MaxMin {
                 self.unfrozen[l as usize] += 1;
             }
         }
+        // A link whose residual exceeds what its flows could ever take (each
+        // at most the smallest residual on its path) never fills: no need to
+        // watch its level. Every flow keeps the link of its smallest residual.
         for &l in links {
-            if self.unfrozen[l as usize] > 0 {
+            self.demand[l as usize] = 0.0;
+        }
+        for &f in flows {
+            let most = path(f).iter().map(|&l| residual[l as usize]).fold(cap(f), f64::min).max(0.0);
+            for &l in path(f) {
+                self.demand[l as usize] += most;
+            }
+        }
+        for &l in links {
+            let slack = residual[l as usize] > self.demand[l as usize] * (1.0 + 1e-9) + 1e-3;
+            if self.unfrozen[l as usize] > 0 && !slack {
                 self.push(l, residual);
             }
         }
