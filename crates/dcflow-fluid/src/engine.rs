@@ -105,6 +105,7 @@ pub struct Engine {
     bneck: Vec<LinkId>,
     found_bneck: Vec<(u32, LinkId)>,
     changed_at: Vec<u32>,
+    changed_links: Vec<LinkId>,
     link_load: Vec<f64>,
     link_max: Vec<f64>,
     /// Tests: check every incremental recomputation against a from-scratch one.
@@ -161,6 +162,7 @@ impl Engine {
             bneck: vec![LinkId::MAX; n],
             found_bneck: Vec::new(),
             changed_at: vec![0; l],
+            changed_links: Vec::new(),
             link_load: vec![0.0; l],
             link_max: vec![0.0; l],
             flows,

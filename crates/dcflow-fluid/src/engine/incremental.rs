@@ -11,7 +11,9 @@ impl Engine {
     /// (Bertsekas & Gallager §6.5). Start from S = the flows on the links of
     /// the flows that arrived or left; fill S over the capacity the other
     /// flows leave; then check the bottleneck condition for every flow on a
-    /// link of S (flows elsewhere see no change). A fixed flow that fails it
+    /// changed link: one whose flows or rates differ from the installed
+    /// allocation (flows elsewhere see no change, and the installed
+    /// allocation gave each of them a bottleneck). A fixed flow that fails it
     /// joins S; an S flow that fails it (a fixed flow on the link that froze
     /// it is faster) brings in the flows of that link. Repeat until every
     /// flow passes: the result is then exactly the max-min allocation (the
@@ -65,14 +67,16 @@ impl Engine {
             self.note_changed_links(seeds, stamp);
             self.violators.clear();
             self.found_bneck.clear();
-            for k in 0..self.component_links.len() {
-                let l = self.component_links[k] as usize;
+            // Flows with no changed link keep the bottleneck they had.
+            let round = self.round;
+            for k in 0..self.changed_links.len() {
+                let l = self.changed_links[k] as usize;
                 for j in 0..self.link_flows[l].len() {
                     let g = self.link_flows[l][j];
-                    if self.checked[g as usize] == stamp {
+                    if self.checked[g as usize] == round {
                         continue;
                     }
-                    self.checked[g as usize] = stamp;
+                    self.checked[g as usize] = round;
                     if !self.has_bottleneck(g, stamp) {
                         self.violators.push(g);
                     }
@@ -85,9 +89,7 @@ impl Engine {
                 return;
             }
             self.counters.expansions += 1;
-            // Re-check everything in the next round.
             let violators = std::mem::take(&mut self.violators);
-            self.stamp_checked_reset();
             for &g in &violators {
                 let frozen_by = (self.seen_flow[g as usize] == stamp).then(|| self.fill.frozen_by(g)).flatten();
                 if let Some(l) = frozen_by {
@@ -105,22 +107,17 @@ impl Engine {
     /// those of the flows of S whose tentative rate is not the installed one.
     fn note_changed_links(&mut self, seeds: &[u32], stamp: u32) {
         let round = self.round;
+        self.changed_links.clear();
         for &f in seeds.iter().chain(self.component.iter()) {
             let changed = self.seen_flow[f as usize] != stamp || self.new_rate[f as usize].to_bits() != self.flows.rate[f as usize].to_bits();
             if changed {
                 for k in self.flows.path_range(f) {
-                    self.changed_at[self.flows.link_at(k) as usize] = round;
+                    let l = self.flows.link_at(k);
+                    if self.changed_at[l as usize] != round {
+                        self.changed_at[l as usize] = round;
+                        self.changed_links.push(l);
+                    }
                 }
-            }
-        }
-    }
-
-    /// Forget which flows were certified (a new round re-checks them all).
-    fn stamp_checked_reset(&mut self) {
-        for k in 0..self.component_links.len() {
-            let l = self.component_links[k] as usize;
-            for &g in &self.link_flows[l] {
-                self.checked[g as usize] = 0;
             }
         }
     }
