@@ -432,21 +432,7 @@ impl Engine {
         }
         let flows = &self.flows;
         match self.allocation {
-            Allocation::Fair => {
-                self.fill.fill(
-                    &self.component,
-                    &self.component_links,
-                    &self.link_flows,
-                    |f| flows.path(f),
-                    |_| true,
-                    |_| f64::INFINITY,
-                    &mut self.residual,
-                    &mut self.new_rate,
-                );
-                for &f in &self.component {
-                    self.bneck[f as usize] = self.fill.frozen_by(f).unwrap_or(LinkId::MAX);
-                }
-            }
+            Allocation::Fair => self.fill_component(false),
             Allocation::Ordered(kind) => {
                 let mut order = std::mem::take(&mut self.component);
                 priority::order(kind, flows, now, &mut order, &mut self.dropped, &mut self.virtual_deadline, arrivals);
@@ -462,21 +448,31 @@ impl Engine {
                         self.residual[l as usize] -= self.reserved[f as usize];
                     }
                 }
-                let (flows, reserved) = (&self.flows, &self.reserved);
-                self.fill.fill(
-                    &self.component,
-                    &self.component_links,
-                    &self.link_flows,
-                    |f| flows.path(f),
-                    |_| true,
-                    |f| (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0),
-                    &mut self.residual,
-                    &mut self.new_rate,
-                );
+                self.fill_component(true);
                 for &f in &self.component {
                     self.new_rate[f as usize] += self.reserved[f as usize];
                 }
             }
+        }
+    }
+
+    /// Max-min fill of the component over `residual`; with `capped`, each
+    /// flow at most its line rate minus its reservation. Remembers the link
+    /// that froze each flow (a bottleneck, for [`Engine::fair_incremental`]).
+    fn fill_component(&mut self, capped: bool) {
+        let (flows, reserved) = (&self.flows, &self.reserved);
+        self.fill.fill(
+            &self.component,
+            &self.component_links,
+            &self.link_flows,
+            |f| flows.path(f),
+            |_| true,
+            |f| if capped { (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0) } else { f64::INFINITY },
+            &mut self.residual,
+            &mut self.new_rate,
+        );
+        for &f in &self.component {
+            self.bneck[f as usize] = self.fill.frozen_by(f).unwrap_or(LinkId::MAX);
         }
     }
 

@@ -228,7 +228,8 @@ impl Engine {
                 }
             }
             let r = self.kinetic.rate[g as usize];
-            if !r.is_nan() && !(changed_in_list && i + 1 == at) {
+            let stands_in = changed_in_list && i + 1 == at;
+            if !r.is_nan() && !stands_in {
                 old -= r;
                 new -= r;
             }
@@ -327,7 +328,7 @@ impl Engine {
             let rate = &self.kinetic.rate;
             let fb = &self.flows.bottleneck;
             let closing = rate[b as usize] / fb[b as usize] - rate[a as usize] / fb[a as usize];
-            if !(closing > 0.0) {
+            if closing.is_nan() || closing <= 0.0 {
                 continue;
             }
             let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
