@@ -110,7 +110,7 @@ impl Ord for Queued {
 }
 
 impl Engine {
-    /// The key the full walk sorts by (as `ordered_from_scratch` computes it).
+    /// The key the full walk sorts by ([`priority::order`]), at `now`.
     fn key(&self, kind: Order, f: u32) -> Key {
         let flows = &self.flows;
         let time_left = flows.remaining_at(f, self.now) / flows.bottleneck[f as usize];
