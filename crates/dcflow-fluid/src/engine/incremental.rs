@@ -15,7 +15,7 @@ impl Engine {
     /// allocation (flows elsewhere see no change, and the installed
     /// allocation gave each of them a bottleneck). A fixed flow that fails it
     /// joins S; an S flow that fails it (a fixed flow on the link that froze
-    /// it is faster) brings in the flows of that link. Repeat until every
+    /// it is faster) brings in the faster fixed flows of that link. Repeat until every
     /// flow passes: the result is then exactly the max-min allocation (the
     /// check is the certificate), usually after touching a few flows. The
     /// check skips a flow whose last known bottleneck has the same flows at
@@ -90,15 +90,29 @@ impl Engine {
             }
             self.counters.expansions += 1;
             let violators = std::mem::take(&mut self.violators);
+            let size = self.component.len();
             for &g in &violators {
                 let frozen_by = (self.seen_flow[g as usize] == stamp).then(|| self.fill.frozen_by(g)).flatten();
                 if let Some(l) = frozen_by {
-                    self.add_link_flows(l, stamp);
+                    let r = self.new_rate[g as usize];
+                    for k in 0..self.link_flows[l as usize].len() {
+                        let h = self.link_flows[l as usize][k];
+                        if self.seen_flow[h as usize] != stamp && self.flows.rate[h as usize] > r {
+                            self.add_flow(h, stamp);
+                        }
+                    }
+                    self.add_flow(g, stamp);
                 } else {
                     self.add_flow(g, stamp);
                 }
             }
             self.violators = violators;
+            if self.component.len() == size {
+                // Nothing left to free (a failure within rounding): fill everything.
+                self.counters.fallbacks += 1;
+                self.recompute_from_scratch(&[], true, false);
+                return;
+            }
         }
     }
 
