@@ -40,6 +40,10 @@ pub struct MaxMin {
     epoch: u32,
     heap: BinaryHeap<Level>,
     capped: Vec<(f64, u32)>,
+    /// The link that froze each flow in its last fill (`LinkId::MAX`: its cap).
+    frozen_by: Vec<LinkId>,
+    /// Per link, the most its flows could take.
+    demand: Vec<f64>,
 }
 
 impl MaxMin {
@@ -50,6 +54,8 @@ impl MaxMin {
             epoch: 0,
             heap: BinaryHeap::new(),
             capped: Vec::new(),
+            frozen_by: vec![LinkId::MAX; flows],
+            demand: vec![0.0; links],
         }
     }
 
@@ -87,8 +93,21 @@ impl MaxMin {
                 self.unfrozen[l as usize] += 1;
             }
         }
+        // A link whose residual exceeds what its flows could ever take (each
+        // at most the smallest residual on its path) never fills: no need to
+        // watch its level. Every flow keeps the link of its smallest residual.
         for &l in links {
-            if self.unfrozen[l as usize] > 0 {
+            self.demand[l as usize] = 0.0;
+        }
+        for &f in flows {
+            let most = path(f).iter().map(|&l| residual[l as usize]).fold(cap(f), f64::min).max(0.0);
+            for &l in path(f) {
+                self.demand[l as usize] += most;
+            }
+        }
+        for &l in links {
+            let slack = residual[l as usize] > self.demand[l as usize] * (1.0 + 1e-9) + 1e-3;
+            if self.unfrozen[l as usize] > 0 && !slack {
                 self.push(l, residual);
             }
         }
@@ -124,17 +143,25 @@ impl MaxMin {
                     let s = self.level(l as usize, residual);
                     for &f in &link_flows[l as usize] {
                         if self.frozen_epoch[f as usize] != epoch && member(f) {
+                            self.frozen_by[f as usize] = l;
                             self.freeze(f, s, path(f), residual, rate);
                         }
                     }
                 }
                 (_, Some(c)) => {
                     let (_, f) = self.capped.pop().expect("peeked");
+                    self.frozen_by[f as usize] = LinkId::MAX;
                     self.freeze(f, c, path(f), residual, rate);
                 }
                 (Some(_), None) => unreachable!("the guarded arm takes a link level without caps"),
             }
         }
+    }
+
+    /// The link that froze `f` in the last fill that included it: saturated,
+    /// and no flow of that fill on it is faster (`None`: frozen at its cap).
+    pub fn frozen_by(&self, f: u32) -> Option<LinkId> {
+        Some(self.frozen_by[f as usize]).filter(|&l| l != LinkId::MAX)
     }
 
     fn level(&self, l: usize, residual: &[f64]) -> f64 {

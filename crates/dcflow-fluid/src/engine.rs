@@ -2,13 +2,14 @@
 //! on arrivals, completions, terminations and model ticks. Max-min fair
 //! rates are recomputed incrementally over a region certified by the
 //! bottleneck condition ([`Engine::fair_incremental`]); the key orders
-//! (srpt, sjf, edf, fifo) keep a nearly sorted order of all active flows
-//! ([`Engine::ordered_global`]); the other allocations are recomputed from
+//! (srpt, sjf, edf, fifo) keep each link's order kinetically and re-walk
+//! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
 //! scratch over the connected component of links and active flows that the
 //! event touches (flows elsewhere cannot change rate under any of the
 //! allocations, which are all computed link by link). Flows that become ready at the same
 //! instant, and events at the same instant, are handled as one batch with
-//! one recomputation. Completions and early terminations are events in a
+//! one recomputation. Each active flow has one pending completion, moved
+//! when its rate changes ([`Timers`]); early terminations are events in a
 //! heap, invalidated lazily by a per-flow generation number.
 
 use crate::alloc::{greedy, MaxMin};
@@ -16,16 +17,15 @@ use crate::flows::{Flows, Phase};
 use crate::model::{hopeless_at, Allocation, FlowModel, Order};
 use crate::monitor::Monitor;
 use crate::priority;
-use crate::agenda::Agenda;
+use crate::agenda::{Agenda, Timers};
 
 mod incremental;
+mod kinetic;
 use dcflow_core::{LinkId, Time};
 use dcflow_net::Topology;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Flow `0` sends its last bit, if its generation is still `1`.
-    Complete(u32, u32),
     /// Flow `0` can no longer meet its deadline, if its generation is still `1`.
     Hopeless(u32, u32),
     /// Model tick: re-evaluate every active flow (D3's re-requests).
@@ -45,9 +45,17 @@ pub struct Counters {
     pub expansions: u64,
     /// Incremental max-min recomputations that fell back to a full fill.
     pub fallbacks: u64,
+    /// Flows filled by the incremental max-min rounds (region sizes summed).
+    pub refilled: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
+    /// Rates that changed (any discipline).
+    pub rate_changes: u64,
+    /// Key disciplines: flows re-walked, links re-sorted because two of
+    /// their flows' keys crossed.
+    pub walked: u64,
+    pub crossings: u64,
 }
 
 pub struct Engine {
@@ -64,6 +72,7 @@ pub struct Engine {
     link_reserved: Vec<f64>,
     virtual_deadline: Vec<f64>,
     pub events: Agenda<Event>,
+    completions: Timers,
     ready_order: Vec<u32>,
     next_ready: usize,
     pub now: Time,
@@ -85,15 +94,18 @@ pub struct Engine {
     component: Vec<u32>,
     component_links: Vec<LinkId>,
     dropped: Vec<u32>,
-    /// Ordered disciplines with per-flow keys: every active flow, in the
-    /// priority order of the last recomputation (nearly sorted at the next).
-    order: Vec<u32>,
-    in_order: Vec<bool>,
-    keyed: Vec<(f64, f64, u32)>,
+    kinetic: kinetic::Kinetic,
     checked: Vec<u32>,
     violators: Vec<u32>,
     round: u32,
     stat_round: Vec<u32>,
+    /// Max-min: a bottleneck of each flow under the installed rates, when
+    /// known; those found by a certification round; links that the round's
+    /// tentative allocation changed (stamped with the round).
+    bneck: Vec<LinkId>,
+    found_bneck: Vec<(u32, LinkId)>,
+    changed_at: Vec<u32>,
+    changed_links: Vec<LinkId>,
     link_load: Vec<f64>,
     link_max: Vec<f64>,
     /// Tests: check every incremental recomputation against a from-scratch one.
@@ -121,6 +133,7 @@ impl Engine {
             link_reserved: vec![0.0; l],
             virtual_deadline: vec![0.0; n],
             events: Agenda::new(),
+            completions: Timers::new(n),
             ready_order,
             next_ready: 0,
             now: Time::ZERO,
@@ -140,14 +153,16 @@ impl Engine {
             component: Vec::new(),
             component_links: Vec::new(),
             dropped: Vec::new(),
-            order: Vec::new(),
-            in_order: vec![false; n],
-            keyed: Vec::new(),
+            kinetic: kinetic::Kinetic::new(l, n),
             checked: vec![0; n],
             violators: Vec::new(),
             verify: false,
             round: 0,
             stat_round: vec![0; l],
+            bneck: vec![LinkId::MAX; n],
+            found_bneck: Vec::new(),
+            changed_at: vec![0; l],
+            changed_links: Vec::new(),
             link_load: vec![0.0; l],
             link_max: vec![0.0; l],
             flows,
@@ -168,7 +183,7 @@ impl Engine {
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);
-            let Some(t) = [ready, self.events.peek_time()].into_iter().flatten().min() else { break };
+            let Some(t) = [ready, self.events.peek_time(), self.completions.peek_time()].into_iter().flatten().min() else { break };
             if stop.is_some_and(|s| t > s) {
                 self.now = stop.expect("checked");
                 break;
@@ -185,13 +200,13 @@ impl Engine {
                 touched.push(f);
             }
             let arrivals = !touched.is_empty();
+            while let Some(f) = self.completions.pop_due(t) {
+                self.leave(f, Phase::Finished);
+                touched.push(f);
+            }
             while self.events.peek_time() == Some(t) {
                 let (_, ev) = self.events.pop().expect("peeked");
                 match ev {
-                    Event::Complete(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
-                        self.leave(f, Phase::Finished);
-                        touched.push(f);
-                    }
                     Event::Hopeless(f, g) if self.flows.generation[f as usize] == g && self.is_active(f) => {
                         self.leave(f, Phase::Terminated);
                         touched.push(f);
@@ -209,7 +224,7 @@ impl Engine {
                             self.monitor = Some(m);
                         }
                     }
-                    Event::Complete(..) | Event::Hopeless(..) => {} // stale
+                    Event::Hopeless(..) => {} // stale
                 }
             }
             if !touched.is_empty() || full {
@@ -268,6 +283,7 @@ impl Engine {
             self.flows.finish[i] = Some(self.now + self.flows.delivery_delay[i]);
         } else {
             self.counters.terminations += 1;
+            self.completions.set(f, None);
         }
         for hop in 0..self.flows.path(f).len() {
             let l = self.flows.path(f)[hop] as usize;
@@ -354,7 +370,7 @@ impl Engine {
                 true
             }
             Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
-                self.ordered_global(kind, seeds);
+                self.ordered_incremental(kind, seeds, full);
                 true
             }
             _ => {
@@ -416,16 +432,7 @@ impl Engine {
         }
         let flows = &self.flows;
         match self.allocation {
-            Allocation::Fair => self.fill.fill(
-                &self.component,
-                &self.component_links,
-                &self.link_flows,
-                |f| flows.path(f),
-                |_| true,
-                |_| f64::INFINITY,
-                &mut self.residual,
-                &mut self.new_rate,
-            ),
+            Allocation::Fair => self.fill_component(false),
             Allocation::Ordered(kind) => {
                 let mut order = std::mem::take(&mut self.component);
                 priority::order(kind, flows, now, &mut order, &mut self.dropped, &mut self.virtual_deadline, arrivals);
@@ -441,21 +448,31 @@ impl Engine {
                         self.residual[l as usize] -= self.reserved[f as usize];
                     }
                 }
-                let (flows, reserved) = (&self.flows, &self.reserved);
-                self.fill.fill(
-                    &self.component,
-                    &self.component_links,
-                    &self.link_flows,
-                    |f| flows.path(f),
-                    |_| true,
-                    |f| (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0),
-                    &mut self.residual,
-                    &mut self.new_rate,
-                );
+                self.fill_component(true);
                 for &f in &self.component {
                     self.new_rate[f as usize] += self.reserved[f as usize];
                 }
             }
+        }
+    }
+
+    /// Max-min fill of the component over `residual`; with `capped`, each
+    /// flow at most its line rate minus its reservation. Remembers the link
+    /// that froze each flow (a bottleneck, for [`Engine::fair_incremental`]).
+    fn fill_component(&mut self, capped: bool) {
+        let (flows, reserved) = (&self.flows, &self.reserved);
+        self.fill.fill(
+            &self.component,
+            &self.component_links,
+            &self.link_flows,
+            |f| flows.path(f),
+            |_| true,
+            |f| if capped { (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0) } else { f64::INFINITY },
+            &mut self.residual,
+            &mut self.new_rate,
+        );
+        for &f in &self.component {
+            self.bneck[f as usize] = self.fill.frozen_by(f).unwrap_or(LinkId::MAX);
         }
     }
 
@@ -493,16 +510,15 @@ impl Engine {
         if r == self.flows.rate[i] {
             return;
         }
+        self.counters.rate_changes += 1;
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];
-        if r > 0.0 {
-            let ps = (remaining / r * 1e12).round();
-            self.events.push(Time(self.now.0 + ps as u64), Event::Complete(f, g));
-        }
+        let done = (r > 0.0).then(|| Time(self.now.0 + (remaining / r * 1e12).round() as u64));
+        self.completions.set(f, done);
         if self.early_termination {
             if let Some(deadline) = self.flows.deadline[i] {
                 if let Some(at) = hopeless_at(remaining, r, self.now, self.flows.line_rate[i], deadline) {

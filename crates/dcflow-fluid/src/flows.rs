@@ -49,8 +49,8 @@ pub struct Flows {
     /// Current rate in bits per second, constant since `since[f]`.
     pub rate: Vec<f64>,
     pub since: Vec<Time>,
-    /// Bumped whenever the rate changes: completion and termination events
-    /// carrying an older generation are stale (lazy invalidation).
+    /// Bumped whenever the rate changes: termination events carrying an
+    /// older generation are stale (lazy invalidation).
     pub generation: Vec<u32>,
     /// When the receiver held the last byte.
     pub finish: Vec<Option<Time>>,

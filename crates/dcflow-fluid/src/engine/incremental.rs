@@ -1,75 +1,9 @@
-//! Incremental rate recomputation: the maintained priority order of the key
-//! disciplines and the certified regions of max-min fairness. A child module
+//! Incremental max-min fair rates over certified regions. A child module
 //! of the engine, so it works on the engine's own state.
 
 use super::*;
 
 impl Engine {
-    /// Ordered disciplines whose priority is a per-flow key (srpt, sjf, edf,
-    /// fifo): the greedy walk over every active flow in priority order. The
-    /// order is kept between recomputations and re-sorted by insertion (keys
-    /// drift only between events, so it is nearly sorted): O(active x path)
-    /// with no allocation, no component search and no comparison sort.
-    /// (Flows of other components do not interact under the greedy walk, so
-    /// this equals the per-component walk at this instant.)
-    pub(super) fn ordered_global(&mut self, kind: Order, seeds: &[u32]) {
-        let now = self.now;
-        let phase = &self.flows.phase;
-        let in_order = &mut self.in_order;
-        self.order.retain(|&f| {
-            let keep = phase[f as usize] == Phase::Active;
-            if !keep {
-                in_order[f as usize] = false;
-            }
-            keep
-        });
-        for &f in seeds {
-            if phase[f as usize] == Phase::Active && !in_order[f as usize] {
-                in_order[f as usize] = true;
-                self.order.push(f);
-            }
-        }
-        self.keyed.clear();
-        for k in 0..self.order.len() {
-            let f = self.order[k];
-            self.flows.advance(f, now);
-            let flows = &self.flows;
-            let key = match kind {
-                Order::Srpt => (priority::time_left(flows, f), 0.0),
-                Order::Sjf => (flows.work[f as usize] / flows.bottleneck[f as usize], 0.0),
-                Order::Fifo => (0.0, 0.0),
-                _ => (
-                    priority::deadline_left(flows, f, now).unwrap_or(f64::INFINITY),
-                    priority::time_left(flows, f),
-                ),
-            };
-            self.keyed.push((key.0, key.1, f));
-        }
-        let before = |a: &(f64, f64, u32), b: &(f64, f64, u32)| {
-            a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)) == std::cmp::Ordering::Less
-        };
-        let keyed = &mut self.keyed;
-        for i in 1..keyed.len() {
-            let mut j = i;
-            while j > 0 && before(&keyed[j], &keyed[j - 1]) {
-                keyed.swap(j, j - 1);
-                j -= 1;
-            }
-        }
-        self.component.clear();
-        for (k, e) in self.keyed.iter().enumerate() {
-            self.order[k] = e.2;
-            self.component.push(e.2);
-        }
-        for &f in &self.order {
-            for &l in self.flows.path(f) {
-                self.residual[l as usize] = self.capacity[l as usize];
-            }
-        }
-        let flows = &self.flows;
-        greedy(&self.order, |f| flows.path(f), &mut self.residual, &mut self.new_rate);
-    }
-
     /// Max-min fair rates, recomputed over the fewest flows that can change.
     ///
     /// The max-min allocation is the unique feasible one in which every flow
@@ -77,13 +11,17 @@ impl Engine {
     /// (Bertsekas & Gallager §6.5). Start from S = the flows on the links of
     /// the flows that arrived or left; fill S over the capacity the other
     /// flows leave; then check the bottleneck condition for every flow on a
-    /// link of S (flows elsewhere see no change). A fixed flow that fails it
-    /// joins S; an S flow that fails it (a fixed flow on its link is faster)
-    /// brings in the flows of its links. Repeat until every flow passes: the
-    /// result is then exactly the max-min allocation (the check is the
-    /// certificate), usually after touching a few flows. If S grows past
-    /// a quarter of the active flows, or takes more than 4 rounds, fill
-    /// everything from scratch.
+    /// changed link: one whose flows or rates differ from the installed
+    /// allocation (flows elsewhere see no change, and the installed
+    /// allocation gave each of them a bottleneck). A fixed flow that fails it
+    /// joins S; an S flow that fails it (a fixed flow on the link that froze
+    /// it is faster) brings in the faster fixed flows of that link. Repeat until every
+    /// flow passes: the result is then exactly the max-min allocation (the
+    /// check is the certificate), usually after touching a few flows. The
+    /// check skips a flow whose last known bottleneck has the same flows at
+    /// the same rates as before: it is still its bottleneck.
+    /// Once the rounds have filled twice as many flows as are active, fill
+    /// everything from scratch instead.
     pub(super) fn fair_incremental(&mut self, seeds: &[u32]) {
         self.stamp += 1;
         let stamp = self.stamp;
@@ -94,10 +32,12 @@ impl Engine {
                 self.add_link_flows(self.flows.path(f)[hop], stamp);
             }
         }
-        let mut rounds = 0;
+        let mut work = 0;
         loop {
             // (Tests verify the incremental path itself: no fallback there.)
-            if !self.verify && (self.component.len() * 4 > self.active.max(16) || rounds > 4) {
+            work += self.component.len();
+            self.counters.refilled += self.component.len() as u64;
+            if !self.verify && work > 2 * self.active.max(16) {
                 self.counters.fallbacks += 1;
                 self.recompute_from_scratch(&[], true, false);
                 return;
@@ -124,45 +64,74 @@ impl Engine {
             );
             // Certify.
             self.round = self.round.wrapping_add(1);
+            self.note_changed_links(seeds, stamp);
             self.violators.clear();
-            for k in 0..self.component_links.len() {
-                let l = self.component_links[k] as usize;
+            self.found_bneck.clear();
+            // Flows with no changed link keep the bottleneck they had.
+            let round = self.round;
+            for k in 0..self.changed_links.len() {
+                let l = self.changed_links[k] as usize;
                 for j in 0..self.link_flows[l].len() {
                     let g = self.link_flows[l][j];
-                    if self.checked[g as usize] == stamp {
+                    if self.checked[g as usize] == round {
                         continue;
                     }
-                    self.checked[g as usize] = stamp;
+                    self.checked[g as usize] = round;
                     if !self.has_bottleneck(g, stamp) {
                         self.violators.push(g);
                     }
                 }
             }
             if self.violators.is_empty() {
+                for &(g, l) in &self.found_bneck {
+                    self.bneck[g as usize] = l;
+                }
                 return;
             }
             self.counters.expansions += 1;
-            // Re-check everything in the next round.
             let violators = std::mem::take(&mut self.violators);
-            self.stamp_checked_reset();
-            // Grow by whole links (fewer rounds than flow by flow).
+            let size = self.component.len();
             for &g in &violators {
-                self.add_flow(g, stamp);
-                for hop in 0..self.flows.path(g).len() {
-                    self.add_link_flows(self.flows.path(g)[hop], stamp);
+                let frozen_by = (self.seen_flow[g as usize] == stamp).then(|| self.fill.frozen_by(g)).flatten();
+                if let Some(l) = frozen_by {
+                    let r = self.new_rate[g as usize];
+                    for k in 0..self.link_flows[l as usize].len() {
+                        let h = self.link_flows[l as usize][k];
+                        if self.seen_flow[h as usize] != stamp && self.flows.rate[h as usize] > r {
+                            self.add_flow(h, stamp);
+                        }
+                    }
+                    self.add_flow(g, stamp);
+                } else {
+                    self.add_flow(g, stamp);
                 }
             }
-            rounds += 1;
             self.violators = violators;
+            if self.component.len() == size {
+                // Nothing left to free (a failure within rounding): fill everything.
+                self.counters.fallbacks += 1;
+                self.recompute_from_scratch(&[], true, false);
+                return;
+            }
         }
     }
 
-    /// Forget which flows were certified (a new round re-checks them all).
-    fn stamp_checked_reset(&mut self) {
-        for k in 0..self.component_links.len() {
-            let l = self.component_links[k] as usize;
-            for &g in &self.link_flows[l] {
-                self.checked[g as usize] = 0;
+    /// Mark (`changed_at`) the links whose flows or rates differ between
+    /// the tentative and the installed allocation: the seeds' links and
+    /// those of the flows of S whose tentative rate is not the installed one.
+    fn note_changed_links(&mut self, seeds: &[u32], stamp: u32) {
+        let round = self.round;
+        self.changed_links.clear();
+        for &f in seeds.iter().chain(self.component.iter()) {
+            let changed = self.seen_flow[f as usize] != stamp || self.new_rate[f as usize].to_bits() != self.flows.rate[f as usize].to_bits();
+            if changed {
+                for k in self.flows.path_range(f) {
+                    let l = self.flows.link_at(k);
+                    if self.changed_at[l as usize] != round {
+                        self.changed_at[l as usize] = round;
+                        self.changed_links.push(l);
+                    }
+                }
             }
         }
     }
@@ -195,8 +164,17 @@ impl Engine {
     /// Whether `g` has a bottleneck under the tentative rates (`new_rate`
     /// for flows of the current set, the installed rate for the others).
     /// Per-link load and maximum are computed once per certification round.
+    /// A flow whose last known bottleneck (`bneck`, a bottleneck under the
+    /// installed rates) is not a changed link passes at once: that link has
+    /// the same flows at the same rates. Bottlenecks found here are kept
+    /// (`found_bneck`) only if the round certifies.
     fn has_bottleneck(&mut self, g: u32, stamp: u32) -> bool {
-        let r = if self.seen_flow[g as usize] == stamp { self.new_rate[g as usize] } else { self.flows.rate[g as usize] };
+        let in_set = self.seen_flow[g as usize] == stamp;
+        let hint = self.bneck[g as usize];
+        if hint != LinkId::MAX && self.changed_at[hint as usize] != self.round {
+            return true;
+        }
+        let r = if in_set { self.new_rate[g as usize] } else { self.flows.rate[g as usize] };
         let round = self.round;
         let p = self.flows.path_range(g);
         for k in p {
@@ -213,6 +191,7 @@ impl Engine {
                 self.link_max[l] = max;
             }
             if self.link_load[l] >= self.capacity[l] * (1.0 - 1e-11) && r >= self.link_max[l] * (1.0 - 1e-11) {
+                self.found_bneck.push((g, l as LinkId));
                 return true;
             }
         }

@@ -1,0 +1,341 @@
+//! Incremental greedy walk (PDQ §3) for the per-flow key disciplines (srpt,
+//! sjf, edf, fifo): per-link priority orders kept sorted kinetically, and
+//! rates recomputed only for the flows an event can affect.
+//!
+//! Why it is exact. Walking every active flow in priority order (key, id)
+//! gives flow f the rate
+//!   r_f = max(0, min over links l of f: c_l - sum of r_g over the flows g
+//!         before f on l, subtracted in order),
+//! so r_f depends only on which flows precede it on its own links and on
+//! their rates. An event changes those inputs only for (a) the flows after
+//! a leaving flow on its links, (b) the flows of a link whose order
+//! changed, and (c) the flows after a flow whose rate changed (an arriving
+//! flow counts as having had rate 0), on its links. Those flows are marked
+//! dirty and recomputed in global priority order from a heap; each one
+//! marked in (c) comes after the flow that marked it, so it is recomputed
+//! after it, from final inputs. A flow whose rate is unchanged (bit for
+//! bit: the same subtractions in the same order as the full walk) marks
+//! nobody, and in (a) and (c) a follower is not marked when the change
+//! cannot reach its rate through that link ([`Engine::mark_after`]: the
+//! link's residual was and is exhausted, or was and is above its rate).
+//! Every other flow keeps its inputs and so its rate: the result is the
+//! full walk's.
+//!
+//! Keeping each link's order equal to the order of the keys at the current
+//! instant: sjf and fifo keys never change; edf's deadlines keep their
+//! order (every deadline left shrinks by the same amount) and only flows
+//! with equal deadlines (or none) compare by their time left; srpt compares
+//! by time left, T_f = remaining_f / R_f^max, which falls at rate r_f / R^max
+//! between events. A lower-priority flow with a faster fall (its
+//! predecessor on this link is limited elsewhere) overtakes. The keys are
+//! linear in time between events, so for each link the earliest time any
+//! adjacent pair can swap is known ([`Engine::certify_link`]); links whose
+//! time has come are re-sorted at the next event, before anything else
+//! (the first swap in a sorted list of linear keys is between neighbours,
+//! and the re-sort catches every later one). Crossings are not events:
+//! the full walk also only looks at the order at event instants. Flows of
+//! different links need no consistent order: they never read each other.
+
+use super::*;
+use crate::agenda::Timers;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// The kinetic state of the key disciplines.
+pub(super) struct Kinetic {
+    /// Per link, its active flows in priority order at the last event.
+    lists: Vec<Vec<u32>>,
+    /// The walk's rate of each listed flow (NaN until its first walk).
+    rate: Vec<f64>,
+    listed: Vec<bool>,
+    /// Per link, the earliest time two of its neighbours can swap.
+    checks: Timers,
+    dirty: BinaryHeap<Queued>,
+    dirty_stamp: Vec<u32>,
+    link_stamp: Vec<u32>,
+    recertify: Vec<LinkId>,
+    stamp: u32,
+    keys: Vec<(Key, u32)>,
+}
+
+impl Kinetic {
+    pub(super) fn new(links: usize, flows: usize) -> Kinetic {
+        Kinetic {
+            lists: vec![Vec::new(); links],
+            rate: vec![f64::NAN; flows],
+            listed: vec![false; flows],
+            checks: Timers::new(links),
+            dirty: BinaryHeap::new(),
+            dirty_stamp: vec![0; flows],
+            link_stamp: vec![0; links],
+            recertify: Vec::new(),
+            stamp: 0,
+            keys: Vec::new(),
+        }
+    }
+}
+
+/// A flow's priority key at an instant: (primary, secondary), then its id.
+#[derive(Clone, Copy, PartialEq)]
+struct Key(f64, f64);
+
+fn before(a: (Key, u32), b: (Key, u32)) -> bool {
+    a.0 .0.total_cmp(&b.0 .0).then(a.0 .1.total_cmp(&b.0 .1)).then(a.1.cmp(&b.1)) == Ordering::Less
+}
+
+/// A dirty flow in the min-heap of the propagation.
+struct Queued(Key, u32);
+impl PartialEq for Queued {
+    fn eq(&self, o: &Self) -> bool {
+        self.1 == o.1
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Queued {
+    /// Reversed: the max-heap pops the highest priority.
+    fn cmp(&self, o: &Self) -> Ordering {
+        if before((o.0, o.1), (self.0, self.1)) {
+            Ordering::Less
+        } else if o.1 == self.1 {
+            Ordering::Equal
+        } else {
+            Ordering::Greater
+        }
+    }
+}
+
+impl Engine {
+    /// The key the full walk sorts by ([`priority::order`]), at `now`.
+    fn key(&self, kind: Order, f: u32) -> Key {
+        let flows = &self.flows;
+        let time_left = flows.remaining_at(f, self.now) / flows.bottleneck[f as usize];
+        match kind {
+            Order::Srpt => Key(time_left, 0.0),
+            Order::Sjf => Key(flows.work[f as usize] / flows.bottleneck[f as usize], 0.0),
+            Order::Fifo => Key(0.0, 0.0),
+            _ => Key(priority::deadline_left(flows, f, self.now).unwrap_or(f64::INFINITY), time_left),
+        }
+    }
+
+    /// Recompute the rates an event can change (`seeds`: the flows that
+    /// arrived or left; `full`: every flow) into `new_rate` for the flows
+    /// whose rate changed, listed in `component`.
+    pub(super) fn ordered_incremental(&mut self, kind: Order, seeds: &[u32], full: bool) {
+        let k = &mut self.kinetic;
+        k.stamp = k.stamp.wrapping_add(1);
+        k.recertify.clear();
+        self.component.clear();
+        for &f in seeds {
+            if self.kinetic.listed[f as usize] && !self.is_active(f) {
+                self.unlist(kind, f);
+            }
+        }
+        while let Some(l) = self.kinetic.checks.pop_due(self.now) {
+            self.resort(kind, l);
+        }
+        for &f in seeds {
+            if !self.kinetic.listed[f as usize] && self.is_active(f) {
+                self.enlist(kind, f);
+            }
+        }
+        if full {
+            for l in 0..self.kinetic.lists.len() {
+                self.mark_from(kind, l as LinkId, 0);
+            }
+        }
+        while let Some(Queued(_, f)) = self.kinetic.dirty.pop() {
+            let r = self.walk_rate(f);
+            let old = self.kinetic.rate[f as usize];
+            if r == old {
+                continue;
+            }
+            self.kinetic.rate[f as usize] = r;
+            self.new_rate[f as usize] = r;
+            self.component.push(f);
+            // A new flow counts as having been there at rate 0.
+            let before = if old.is_nan() { 0.0 } else { old };
+            for k in self.flows.path_range(f) {
+                let l = self.flows.link_at(k);
+                let at = self.kinetic.lists[l as usize].iter().position(|&g| g == f).expect("listed");
+                self.mark_after(kind, l, at + 1, true, before, r);
+                self.note_recertify(l);
+            }
+        }
+        for i in 0..self.kinetic.recertify.len() {
+            let l = self.kinetic.recertify[i];
+            self.certify_link(kind, l);
+        }
+    }
+
+    /// f's rate under the full walk, from the rates of the flows before it.
+    fn walk_rate(&mut self, f: u32) -> f64 {
+        self.counters.walked += 1;
+        let k = &self.kinetic;
+        let mut r = f64::INFINITY;
+        for &l in self.flows.path(f) {
+            let mut residual = self.capacity[l as usize];
+            for &g in &k.lists[l as usize] {
+                if g == f || residual <= 0.0 {
+                    break;
+                }
+                residual -= k.rate[g as usize];
+            }
+            r = r.min(residual);
+        }
+        r.max(0.0)
+    }
+
+    fn mark(&mut self, kind: Order, f: u32) {
+        if self.kinetic.dirty_stamp[f as usize] != self.kinetic.stamp {
+            self.kinetic.dirty_stamp[f as usize] = self.kinetic.stamp;
+            let key = self.key(kind, f);
+            self.kinetic.dirty.push(Queued(key, f));
+        }
+    }
+
+    /// Mark dirty the flows of `l` from position `at` on that a change just
+    /// before them can affect: a flow there whose rate was `before` now
+    /// counts `after` (with `changed_in_list`, it is the flow at `at - 1`;
+    /// otherwise it has left). The residuals the walk sees before each
+    /// follower are replayed in both states, subtraction for subtraction
+    /// (new flows not yet walked count 0). A follower is left alone if its
+    /// residual on `l` is exhausted in both (its rate is 0 and stays 0, and
+    /// so for every later one), or exceeds its rate in both (`l` was not
+    /// its tightest link and is not: its rate comes from another link,
+    /// which would mark it if it changed). Over a sequence of changes in
+    /// priority order, a flow none of them marks was in the same case in
+    /// every intermediate state, the first and the last included.
+    fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64) {
+        let (mut old, mut new) = (self.capacity[l as usize], self.capacity[l as usize]);
+        for i in 0..self.kinetic.lists[l as usize].len() {
+            let g = self.kinetic.lists[l as usize][i];
+            if i == at {
+                old -= before;
+                new -= after;
+            }
+            if i >= at {
+                if old <= 0.0 && new <= 0.0 {
+                    return;
+                }
+                let q = self.kinetic.rate[g as usize];
+                if !(old > q && new > q) {
+                    self.mark(kind, g);
+                }
+            }
+            let r = self.kinetic.rate[g as usize];
+            let stands_in = changed_in_list && i + 1 == at;
+            if !r.is_nan() && !stands_in {
+                old -= r;
+                new -= r;
+            }
+        }
+    }
+
+    /// Mark dirty the flows of `l` from position `from` on.
+    fn mark_from(&mut self, kind: Order, l: LinkId, from: usize) {
+        for i in from..self.kinetic.lists[l as usize].len() {
+            let g = self.kinetic.lists[l as usize][i];
+            self.mark(kind, g);
+        }
+    }
+
+    fn note_recertify(&mut self, l: LinkId) {
+        let k = &mut self.kinetic;
+        if k.link_stamp[l as usize] != k.stamp {
+            k.link_stamp[l as usize] = k.stamp;
+            k.recertify.push(l);
+        }
+    }
+
+    fn unlist(&mut self, kind: Order, f: u32) {
+        self.kinetic.listed[f as usize] = false;
+        let before = std::mem::replace(&mut self.kinetic.rate[f as usize], f64::NAN);
+        let before = if before.is_nan() { 0.0 } else { before };
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k);
+            let list = &mut self.kinetic.lists[l as usize];
+            let at = list.iter().position(|&g| g == f).expect("listed");
+            list.remove(at);
+            self.mark_after(kind, l, at, false, before, 0.0);
+            self.note_recertify(l);
+        }
+    }
+
+    fn enlist(&mut self, kind: Order, f: u32) {
+        self.kinetic.listed[f as usize] = true;
+        let key = (self.key(kind, f), f);
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k);
+            let list = &self.kinetic.lists[l as usize];
+            let at = list.partition_point(|&g| before((self.key(kind, g), g), key));
+            self.kinetic.lists[l as usize].insert(at, f);
+            self.note_recertify(l);
+        }
+        // Its followers see it once it has a rate.
+        self.mark(kind, f);
+    }
+
+    /// Sort `l`'s flows by their keys now; mark dirty the flows from the
+    /// first that moved.
+    fn resort(&mut self, kind: Order, l: LinkId) {
+        let mut keys = std::mem::take(&mut self.kinetic.keys);
+        keys.clear();
+        keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g), g)));
+        let mut first = usize::MAX;
+        for i in 1..keys.len() {
+            let mut j = i;
+            while j > 0 && before(keys[j], keys[j - 1]) {
+                keys.swap(j, j - 1);
+                first = first.min(j - 1);
+                j -= 1;
+            }
+        }
+        if first != usize::MAX {
+            self.counters.crossings += 1;
+            for (i, &(_, g)) in keys.iter().enumerate() {
+                self.kinetic.lists[l as usize][i] = g;
+            }
+            // Flows after the span keep their predecessors, but the walk
+            // now subtracts their rates in another order: re-walk them too.
+            self.mark_from(kind, l, first);
+        }
+        self.kinetic.keys = keys;
+        self.note_recertify(l);
+    }
+
+    /// Schedule `l`'s next check: the earliest time a flow of `l` can pass
+    /// the one before it, under the rates just computed. Keys are linear
+    /// between events; the time is rounded down (and taken a hair early),
+    /// so a check is never late; an early one re-sorts nothing.
+    fn certify_link(&mut self, kind: Order, l: LinkId) {
+        let mut earliest: Option<Time> = None;
+        let list = &self.kinetic.lists[l as usize];
+        for w in list.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (ka, kb) = (self.key(kind, a), self.key(kind, b));
+            // The component of the key that drifts between a and b, if any.
+            let drift = match kind {
+                Order::Srpt => Some((ka.0, kb.0)),
+                Order::Edf if ka.0 == kb.0 => Some((ka.1, kb.1)),
+                _ => None,
+            };
+            let Some((xa, xb)) = drift else { continue };
+            let rate = &self.kinetic.rate;
+            let fb = &self.flows.bottleneck;
+            let closing = rate[b as usize] / fb[b as usize] - rate[a as usize] / fb[a as usize];
+            if closing.is_nan() || closing <= 0.0 {
+                continue;
+            }
+            let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
+            let ps = (gap / closing * 1e12).floor().min(1e18) as u64;
+            let at = Time(self.now.0 + ps.max(1));
+            earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
+        }
+        self.kinetic.checks.set(l, earliest);
+    }
+}
