@@ -92,7 +92,9 @@ pub struct RateSender {
     /// A control packet (SYN / FIN) to (re)send now.
     control_due: bool,
     control_sent_at: Time,
-    next_send_at: Time,
+    /// When the last data packet left and its size on the wire: the next one
+    /// may leave that packet's transmission time at the *current* rate later.
+    last_data: Option<(Time, u32)>,
     srtt: Dur,
     terminated: bool,
     timeouts: u64,
@@ -113,7 +115,7 @@ impl RateSender {
             request_sent_at: None,
             control_due: true,
             control_sent_at: Time::ZERO,
-            next_send_at: Time::ZERO,
+            last_data: None,
             srtt: info.base_rtt,
             terminated: false,
             timeouts: 0,
@@ -235,6 +237,18 @@ impl RateSender {
         self.phase == Phase::Closing && self.control_due && self.request_sent_at.is_some()
     }
 
+    /// Pacing at the current allocation (§4.1): a new allocation applies from
+    /// the moment it arrives, also to the gap after the packet already sent.
+    /// (Spacing by the rate in force when that packet left would hold a flow
+    /// that started at r + base rate, a few Mbps, for milliseconds after the
+    /// next RTT's feedback granted it hundreds.)
+    fn next_send_at(&self) -> Time {
+        match self.last_data {
+            Some((at, wire)) => at + Rate(self.rate).tx_time(dcflow_core::Bytes(wire as u64)),
+            None => Time::ZERO,
+        }
+    }
+
     fn can_send_data(&self) -> bool {
         self.rate > self.cfg.base_rate.0
     }
@@ -320,7 +334,7 @@ impl Endpoint for RateSender {
         let sending_data = self.can_send_data() && self.tracker.has_pending();
         // A request rides on the next paced data packet (§4.1); a flow with no
         // data to send asks at once, on a header-only packet (§4.5).
-        if sending_data && now < self.next_send_at {
+        if sending_data && now < self.next_send_at() {
             return None;
         }
         if !sending_data && self.request_sent_at.is_some() {
@@ -354,7 +368,7 @@ impl Endpoint for RateSender {
             self.request_sent_at = Some(now);
         }
         if p.kind == PacketKind::Data {
-            self.next_send_at = now + Rate(self.rate).tx_time(dcflow_core::Bytes(p.wire as u64));
+            self.last_data = Some((now, p.wire));
         }
         Some(p)
     }
@@ -365,7 +379,7 @@ impl Endpoint for RateSender {
             Phase::Closing if self.fin_waits() => self.request_sent_at.map(|t| t + rto),
             Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
             Phase::Sending => {
-                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at);
+                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at());
                 let request = self.request_sent_at.map(|t| t + rto);
                 [pacing, request, self.tracker.next_expiry(rto)].into_iter().flatten().min()
             }
@@ -437,6 +451,27 @@ mod tests {
         let probe = s.poll_transmit(t3).expect("a header-only request");
         assert_eq!(probe.kind, PacketKind::Probe);
         probe
+    }
+
+    #[test]
+    fn a_larger_allocation_applies_at_once_to_the_pacing_gap() {
+        // D3's SYN is answered with r + base rate (§4.5): here 2 Mbps, so the
+        // first data packet (1562 B with the request) would be followed 6.2 ms
+        // later. The feedback at 200 us grants 500 Mbps: the second packet
+        // leaves 25 us after the first one, i.e. at once.
+        let mut s = sender(Dur::ms(10), false);
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        let t1 = Time::ZERO + Dur::us(100);
+        s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 2 * MBPS, 0));
+        let d1 = s.poll_transmit(t1).expect("first data packet");
+        let t2 = Time::ZERO + Dur::us(200);
+        assert_eq!(s.poll_transmit(Time::ZERO + Dur::us(199)), None, "paced at 2 Mbps");
+        let mut fb = answer(&d1, PacketKind::Probe, 500 * MBPS, 0);
+        fb.kind = PacketKind::Ack;
+        fb.seq = 0; // the data is not acknowledged yet: only the feedback counts here
+        s.handle_packet(t2, &fb);
+        assert!(s.poll_timeout().unwrap() <= t2);
+        assert_eq!(s.poll_transmit(t2).expect("second data packet").seq, 1460);
     }
 
     #[test]
