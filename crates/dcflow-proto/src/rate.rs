@@ -505,19 +505,26 @@ mod tests {
         assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
     }
 
-    #[test]
-    fn the_fin_returns_the_allocation_of_the_latest_request() {
-        let mut s = sender(Dur::ms(10), false);
-        let probe = all_sent_and_asking_again(&mut s);
-        // The second packet is acknowledged while the request is in flight.
+    /// As [`all_sent_and_asking_again`], then the second packet is
+    /// acknowledged at 230 us while the request is in flight: the FIN must
+    /// wait for the request's answer (nothing to send at 230 us).
+    fn all_acked_while_asking(s: &mut RateSender) -> Packet {
+        let probe = all_sent_and_asking_again(s);
         let t4 = Time::ZERO + Dur::us(230);
         let mut ack2 = answer(&probe, PacketKind::Ack, 0, 2 * 1460);
         ack2.sched = Sched::None;
         ack2.acked_seq = 1460;
         s.handle_packet(t4, &ack2);
-        // The FIN waits for the request's answer: the switch has recorded a
-        // 300 Mbps allocation the sender does not know yet.
         assert_eq!(s.poll_transmit(t4), None);
+        probe
+    }
+
+    #[test]
+    fn the_fin_returns_the_allocation_of_the_latest_request() {
+        let mut s = sender(Dur::ms(10), false);
+        // The switch has recorded a 300 Mbps allocation for the request the
+        // sender does not know yet; the answer arrives at 300 us.
+        let probe = all_acked_while_asking(&mut s);
         let t5 = Time::ZERO + Dur::us(300);
         s.handle_packet(t5, &answer(&probe, PacketKind::Probe, 300 * MBPS, 0));
         let fin = s.poll_transmit(t5).expect("FIN");
@@ -529,13 +536,7 @@ mod tests {
     #[test]
     fn a_lost_answer_holds_the_fin_back_for_one_timeout_only() {
         let mut s = sender(Dur::ms(10), false);
-        let probe = all_sent_and_asking_again(&mut s);
-        let t4 = Time::ZERO + Dur::us(230);
-        let mut ack2 = answer(&probe, PacketKind::Ack, 0, 2 * 1460);
-        ack2.sched = Sched::None;
-        ack2.acked_seq = 1460;
-        s.handle_packet(t4, &ack2);
-        assert_eq!(s.poll_transmit(t4), None);
+        all_acked_while_asking(&mut s);
         let expiry = s.poll_timeout().expect("the request's timeout");
         assert_eq!(expiry, Time::ZERO + Dur::us(200) + s.rto());
         s.handle_timeout(expiry);
