@@ -1,4 +1,4 @@
-"""D3 §6 (papers/002): flow bursts, benchmark traffic, long flows."""
+"""D3 (papers/002): §3 ideal schemes on one link; §6 flow bursts, benchmark traffic, quenching, long flows."""
 
 from __future__ import annotations
 
@@ -54,15 +54,30 @@ register(Entry(
 # -------------------------------------------------------------------- D3 §6
 D3_SERIES = [D3, RCP_DC, TCP]
 
-register(Entry(
-    name="d3-fig9", paper="D3", figure="Fig. 9", kind="capacity", style="bar",
-    title="concurrent senders supported at >99% application throughput",
-    base=d3_rack, series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms,
+
+def _finish(fig, axes, entry: Entry) -> None:
+    """Grid and legend on every panel, the paper's figure as the title."""
+    for a in axes:
+        a.grid(True, alpha=0.3)
+        a.legend(fontsize=7)
+    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+    fig.tight_layout()
+
+
+# Fig. 9 and Fig. 12: senders supported at 99% by deadline class (bisection).
+SENDERS_AT_99: dict[str, Any] = dict(
+    kind="capacity", style="bar", series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms,
     xs=lambda q: [30] if q else [20, 30, 40],
     xlabel="mean deadline (ms): tight 20, moderate 30, lax 40", y="app_throughput",
     ylabel="number of senders at 99% app. throughput",
     seeds=lambda q: 2 if q else 20,
     capacity={"param": "workload.flows", "lo": 1, "hi": 64, "target": 0.99, "quick": {"hi": 24}},
+)
+
+register(Entry(
+    name="d3-fig9", paper="D3", figure="Fig. 9",
+    title="concurrent senders supported at >99% application throughput",
+    base=d3_rack, **SENDERS_AT_99,
     notes="D3 §6.1.1 (200 runs in the paper; 20 seeds here). TCP_pr (priority queuing) is not "
           "modelled. The text: D3 supports almost twice RCP_dc and 3-4x TCP.",
 ))
@@ -172,11 +187,7 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     a2.set_xlabel("number of long flows")
     a2.set_ylabel("bottleneck queue (KB)")
     a2.set_yscale("symlog", linthresh=1)
-    for a in (a1, a2):
-        a.grid(True, alpha=0.3)
-        a.legend(fontsize=7)
-    fig.suptitle(f"D3 Fig. 16: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(fig, (a1, a2), entry)
     return rows, fig
 
 
@@ -211,14 +222,9 @@ def _burst_with_background(quick: bool, size: dict[str, Any] | None = None) -> d
 
 
 register(Entry(
-    name="d3-fig12", paper="D3", figure="Fig. 12", kind="capacity", style="bar",
+    name="d3-fig12", paper="D3", figure="Fig. 12",
     title="concurrent senders supported at >99% application throughput, one long background flow",
-    base=_burst_with_background, series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms,
-    xs=lambda q: [30] if q else [20, 30, 40],
-    xlabel="mean deadline (ms): tight 20, moderate 30, lax 40", y="app_throughput",
-    ylabel="number of senders at 99% app. throughput",
-    seeds=lambda q: 2 if q else 20,
-    capacity={"param": "workload.flows", "lo": 1, "hi": 64, "target": 0.99, "quick": {"hi": 24}},
+    base=_burst_with_background, **SENDERS_AT_99,
     extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
     notes="D3 §6.1.1 (no per-bar numbers in the text): compared with Fig. 9 (no background "
           "flow), the relative drop in senders supported is smaller for D3 than for TCP and RCP_dc.",
@@ -305,11 +311,7 @@ def _d3_fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     a1.set_yscale("log")
     a2.set_xlabel("flow arrival rate (flows/s)")
     a2.set_ylabel("throughput of each long flow (Mbps)")
-    for a in (a1, a2):
-        a.grid(True, alpha=0.3)
-        a.legend(fontsize=7)
-    fig.suptitle(f"D3 Fig. 14: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(fig, (a1, a2), entry)
     return rows, fig
 
 
