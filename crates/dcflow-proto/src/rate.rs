@@ -203,7 +203,9 @@ impl RateSender {
         self.control_due = false;
         self.control_sent_at = now;
         let (kind, header) = if self.phase == Phase::Connecting {
-            let desired = self.next_desired(now)?;
+            let Some(desired) = self.next_desired(now) else {
+                return self.control_packet(now); // quenched: FIN now
+            };
             let mut h = self.header(desired);
             h.new_flow = true;
             (PacketKind::Syn, h)
@@ -517,6 +519,21 @@ mod tests {
         s.handle_packet(t4, &ack2);
         assert_eq!(s.poll_transmit(t4), None);
         probe
+    }
+
+    #[test]
+    fn a_syn_resent_after_the_deadline_is_a_fin_when_quenching() {
+        // The SYN-ACK never comes; the SYN's timeout fires after the
+        // deadline: the flow gives up with a FIN (returning what the first
+        // SYN may have been counted for), instead of sending nothing ever.
+        let mut s = sender(Dur::us(350), true);
+        s.poll_transmit(Time::ZERO).expect("SYN");
+        let expiry = s.poll_timeout().expect("SYN timeout");
+        assert!(expiry > Time::ZERO + Dur::us(350));
+        s.handle_timeout(expiry);
+        let fin = s.poll_transmit(expiry).expect("FIN");
+        assert_eq!(fin.kind, PacketKind::Fin);
+        assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
     }
 
     #[test]
