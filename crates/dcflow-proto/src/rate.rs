@@ -92,7 +92,9 @@ pub struct RateSender {
     /// A control packet (SYN / FIN) to (re)send now.
     control_due: bool,
     control_sent_at: Time,
-    next_send_at: Time,
+    /// When the last data packet left and its size on the wire: the next one
+    /// may leave that packet's transmission time at the *current* rate later.
+    last_data: Option<(Time, u32)>,
     srtt: Dur,
     terminated: bool,
     timeouts: u64,
@@ -113,7 +115,7 @@ impl RateSender {
             request_sent_at: None,
             control_due: true,
             control_sent_at: Time::ZERO,
-            next_send_at: Time::ZERO,
+            last_data: None,
             srtt: info.base_rtt,
             terminated: false,
             timeouts: 0,
@@ -134,7 +136,11 @@ impl RateSender {
 
     /// D3 §4.1 / §5: r = s/d at the start, then
     /// r_{t+1} = (remaining - s_t·rtt) / (deadline - 2·rtt); 0 without a deadline.
-    /// Returns `None` when the deadline can no longer be met at any rate.
+    /// Returns `None` when the deadline can no longer be met at any rate: it
+    /// has passed, or data is left after this RTT and less than two RTTs are
+    /// (the formula's rate grows without bound as d → 2·rtt). A flow whose
+    /// remaining data goes out within this RTT at its current rate needs
+    /// nothing more (0), however close the deadline.
     fn desired_rate(&self, now: Time) -> Option<u64> {
         if !self.deadline_aware {
             return Some(0);
@@ -145,16 +151,22 @@ impl RateSender {
         let wire_per_payload = (self.info.mss + HEADER_BYTES) as f64 / self.info.mss as f64;
         let remaining_bits = self.tracker.unsent() as f64 * 8.0 * wire_per_payload;
         let left = deadline.0 as f64 - now.0 as f64;
+        if left <= 0.0 {
+            return None;
+        }
         let (num, den) = if self.phase == Phase::Connecting {
             (remaining_bits, left)
         } else {
             let rtt = self.srtt.0 as f64;
             (remaining_bits - self.rate as f64 * rtt / 1e12, left - 2.0 * rtt)
         };
+        if num <= 0.0 {
+            return Some(0);
+        }
         if den <= 0.0 {
             return None;
         }
-        Some((num.max(0.0) / (den / 1e12)).round() as u64)
+        Some((num / (den / 1e12)).round() as u64)
     }
 
     fn header(&self, desired: u64) -> RateHeader {
@@ -191,7 +203,9 @@ impl RateSender {
         self.control_due = false;
         self.control_sent_at = now;
         let (kind, header) = if self.phase == Phase::Connecting {
-            let desired = self.next_desired(now)?;
+            let Some(desired) = self.next_desired(now) else {
+                return self.control_packet(now); // quenched: FIN now
+            };
             let mut h = self.header(desired);
             h.new_flow = true;
             (PacketKind::Syn, h)
@@ -213,6 +227,28 @@ impl RateSender {
         // while the link is under-used); a host never paces faster than its NIC.
         self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
         self.request_sent_at = None;
+    }
+
+    /// The FIN returns the allocation and demand the routers hold for the
+    /// flow (§4.4), which are those of its latest request: while that
+    /// request's answer is on its way (all data was acknowledged meanwhile),
+    /// the FIN waits for it, or for its timeout. Sent earlier, it would return
+    /// the previous request's values and leave the difference in the routers'
+    /// counters A and D for good.
+    fn fin_waits(&self) -> bool {
+        self.phase == Phase::Closing && self.control_due && self.request_sent_at.is_some()
+    }
+
+    /// Pacing at the current allocation (§4.1): a new allocation applies from
+    /// the moment it arrives, also to the gap after the packet already sent.
+    /// (Spacing by the rate in force when that packet left would hold a flow
+    /// that started at r + base rate, a few Mbps, for milliseconds after the
+    /// next RTT's feedback granted it hundreds.)
+    fn next_send_at(&self) -> Time {
+        match self.last_data {
+            Some((at, wire)) => at + Rate(self.rate).tx_time(dcflow_core::Bytes(wire as u64)),
+            None => Time::ZERO,
+        }
     }
 
     fn can_send_data(&self) -> bool {
@@ -246,6 +282,12 @@ impl Endpoint for RateSender {
                     self.control_due = true;
                 }
             }
+            // The answer to the request the FIN is waiting for (see `fin_waits`).
+            PacketKind::Ack | PacketKind::Probe if self.fin_waits() => {
+                if let Sched::Rate(h) = &pkt.sched {
+                    self.take_feedback(h);
+                }
+            }
             PacketKind::FinAck if self.phase == Phase::Closing => {
                 self.phase = Phase::Done;
                 if !self.terminated {
@@ -259,6 +301,11 @@ impl Endpoint for RateSender {
     fn handle_timeout(&mut self, now: Time) {
         let rto = self.rto();
         match self.phase {
+            Phase::Closing if self.fin_waits() => {
+                if self.request_sent_at.is_some_and(|t| t + rto <= now) {
+                    self.request_sent_at = None;
+                }
+            }
             Phase::Connecting | Phase::Closing => {
                 if !self.control_due && self.control_sent_at + rto <= now {
                     self.control_due = true;
@@ -279,6 +326,7 @@ impl Endpoint for RateSender {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         match self.phase {
+            Phase::Closing if self.fin_waits() => return None,
             Phase::Connecting | Phase::Closing if self.control_due => {
                 return self.control_packet(now);
             }
@@ -288,7 +336,7 @@ impl Endpoint for RateSender {
         let sending_data = self.can_send_data() && self.tracker.has_pending();
         // A request rides on the next paced data packet (§4.1); a flow with no
         // data to send asks at once, on a header-only packet (§4.5).
-        if sending_data && now < self.next_send_at {
+        if sending_data && now < self.next_send_at() {
             return None;
         }
         if !sending_data && self.request_sent_at.is_some() {
@@ -322,7 +370,7 @@ impl Endpoint for RateSender {
             self.request_sent_at = Some(now);
         }
         if p.kind == PacketKind::Data {
-            self.next_send_at = now + Rate(self.rate).tx_time(dcflow_core::Bytes(p.wire as u64));
+            self.last_data = Some((now, p.wire));
         }
         Some(p)
     }
@@ -330,9 +378,10 @@ impl Endpoint for RateSender {
     fn poll_timeout(&self) -> Option<Time> {
         let rto = self.rto();
         match self.phase {
+            Phase::Closing if self.fin_waits() => self.request_sent_at.map(|t| t + rto),
             Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
             Phase::Sending => {
-                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at);
+                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at());
                 let request = self.request_sent_at.map(|t| t + rto);
                 [pacing, request, self.tracker.next_expiry(rto)].into_iter().flatten().min()
             }
@@ -342,5 +391,173 @@ impl Endpoint for RateSender {
 
     fn poll_event(&mut self) -> Option<FlowEvent> {
         self.events.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dcflow_core::Bytes;
+
+    const MBPS: u64 = 1_000_000;
+
+    /// A 2-packet D3 flow on a 1 Gbps path through one switch, 100 us RTT.
+    fn sender(deadline: Dur, quenching: bool) -> RateSender {
+        let info = FlowInfo {
+            id: 7,
+            size: Bytes(2 * 1460),
+            start: Time::ZERO,
+            deadline: Some(Time::ZERO + deadline),
+            mss: 1460,
+            line_rate: Rate::gbps(1),
+            base_rtt: Dur::us(100),
+            switch_hops: 1,
+        };
+        RateSender::new(info, &ExplicitRateConfig { quenching, ..Default::default() }, true)
+    }
+
+    /// The receiver's answer to `p` with the switch's allocation written in.
+    fn answer(p: &Packet, kind: PacketKind, alloc: u64, acked_to: u64) -> Packet {
+        let mut a = *p;
+        a.kind = kind;
+        a.reverse = true;
+        a.seq = acked_to;
+        a.acked_seq = p.seq;
+        if let Sched::Rate(h) = &mut a.sched {
+            h.alloc[0] = alloc;
+        }
+        a
+    }
+
+    fn rate_header(p: &Packet) -> RateHeader {
+        match p.sched {
+            Sched::Rate(h) => h,
+            _ => panic!("{:?} carries no rate header", p.kind),
+        }
+    }
+
+    /// SYN at 0, SYN-ACK (500 Mbps) at 100 us, both data packets sent
+    /// (the first with a request), the first ACK (500 Mbps) at 200 us, and
+    /// the header-only request that follows, at 200 us (nothing left to send).
+    fn all_sent_and_asking_again(s: &mut RateSender) -> Packet {
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        s.handle_packet(Time::ZERO + Dur::us(100), &answer(&syn, PacketKind::SynAck, 500 * MBPS, 0));
+        let t1 = Time::ZERO + Dur::us(100);
+        let d1 = s.poll_transmit(t1).expect("first data packet");
+        assert!(matches!(d1.sched, Sched::Rate(_)), "the request rides on the first packet");
+        let t2 = s.poll_timeout().expect("paced");
+        let d2 = s.poll_transmit(t2).expect("second data packet");
+        assert_eq!(d2.sched, Sched::None, "one request per RTT");
+        let t3 = Time::ZERO + Dur::us(200);
+        s.handle_packet(t3, &answer(&d1, PacketKind::Ack, 500 * MBPS, 1460));
+        let probe = s.poll_transmit(t3).expect("a header-only request");
+        assert_eq!(probe.kind, PacketKind::Probe);
+        probe
+    }
+
+    #[test]
+    fn a_larger_allocation_applies_at_once_to_the_pacing_gap() {
+        // D3's SYN is answered with r + base rate (§4.5): here 2 Mbps, so the
+        // first data packet (1562 B with the request) would be followed 6.2 ms
+        // later. The feedback at 200 us grants 500 Mbps: the second packet
+        // leaves 25 us after the first one, i.e. at once.
+        let mut s = sender(Dur::ms(10), false);
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        let t1 = Time::ZERO + Dur::us(100);
+        s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 2 * MBPS, 0));
+        let d1 = s.poll_transmit(t1).expect("first data packet");
+        let t2 = Time::ZERO + Dur::us(200);
+        assert_eq!(s.poll_transmit(Time::ZERO + Dur::us(199)), None, "paced at 2 Mbps");
+        let mut fb = answer(&d1, PacketKind::Probe, 500 * MBPS, 0);
+        fb.kind = PacketKind::Ack;
+        fb.seq = 0; // the data is not acknowledged yet: only the feedback counts here
+        s.handle_packet(t2, &fb);
+        assert!(s.poll_timeout().unwrap() <= t2);
+        assert_eq!(s.poll_transmit(t2).expect("second data packet").seq, 1460);
+    }
+
+    #[test]
+    fn a_flow_with_nothing_left_to_send_asks_for_nothing_near_its_deadline() {
+        // Deadline 350 us: at 200 us less than 2 RTTs (200 us) are left, but
+        // no data is: r = (0 - s_t rtt) / (d - 2 rtt) has no positive rate to
+        // ask for. Treating "d < 2 rtt" as hopeless would ask the line rate.
+        let mut s = sender(Dur::us(350), false);
+        let probe = all_sent_and_asking_again(&mut s);
+        assert_eq!(rate_header(&probe).desired, 0);
+    }
+
+    #[test]
+    fn quenching_spares_a_flow_that_can_still_finish() {
+        // Same instant with quenching on (§6.1.3: terminate when the desired
+        // rate exceeds the uplink or the deadline has passed): neither holds.
+        let mut s = sender(Dur::us(350), true);
+        all_sent_and_asking_again(&mut s);
+        assert_eq!(s.poll_event(), None, "not terminated");
+    }
+
+    #[test]
+    fn quenching_terminates_a_flow_whose_deadline_has_passed() {
+        let mut s = sender(Dur::us(350), true);
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        // The SYN-ACK comes back after the deadline: the first request quenches.
+        let late = Time::ZERO + Dur::us(400);
+        s.handle_packet(late, &answer(&syn, PacketKind::SynAck, 500 * MBPS, 0));
+        let fin = s.poll_transmit(late).expect("FIN");
+        assert_eq!(fin.kind, PacketKind::Fin);
+        assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
+    }
+
+    /// As [`all_sent_and_asking_again`], then the second packet is
+    /// acknowledged at 230 us while the request is in flight: the FIN must
+    /// wait for the request's answer (nothing to send at 230 us).
+    fn all_acked_while_asking(s: &mut RateSender) -> Packet {
+        let probe = all_sent_and_asking_again(s);
+        let t4 = Time::ZERO + Dur::us(230);
+        let mut ack2 = answer(&probe, PacketKind::Ack, 0, 2 * 1460);
+        ack2.sched = Sched::None;
+        ack2.acked_seq = 1460;
+        s.handle_packet(t4, &ack2);
+        assert_eq!(s.poll_transmit(t4), None);
+        probe
+    }
+
+    #[test]
+    fn a_syn_resent_after_the_deadline_is_a_fin_when_quenching() {
+        // The SYN-ACK never comes; the SYN's timeout fires after the
+        // deadline: the flow gives up with a FIN (returning what the first
+        // SYN may have been counted for), instead of sending nothing ever.
+        let mut s = sender(Dur::us(350), true);
+        s.poll_transmit(Time::ZERO).expect("SYN");
+        let expiry = s.poll_timeout().expect("SYN timeout");
+        assert!(expiry > Time::ZERO + Dur::us(350));
+        s.handle_timeout(expiry);
+        let fin = s.poll_transmit(expiry).expect("FIN");
+        assert_eq!(fin.kind, PacketKind::Fin);
+        assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
+    }
+
+    #[test]
+    fn the_fin_returns_the_allocation_of_the_latest_request() {
+        let mut s = sender(Dur::ms(10), false);
+        // The switch has recorded a 300 Mbps allocation for the request the
+        // sender does not know yet; the answer arrives at 300 us.
+        let probe = all_acked_while_asking(&mut s);
+        let t5 = Time::ZERO + Dur::us(300);
+        s.handle_packet(t5, &answer(&probe, PacketKind::Probe, 300 * MBPS, 0));
+        let fin = s.poll_transmit(t5).expect("FIN");
+        assert_eq!(fin.kind, PacketKind::Fin);
+        assert_eq!(rate_header(&fin).prev_alloc[0], 300 * MBPS);
+        assert!(rate_header(&fin).leaving);
+    }
+
+    #[test]
+    fn a_lost_answer_holds_the_fin_back_for_one_timeout_only() {
+        let mut s = sender(Dur::ms(10), false);
+        all_acked_while_asking(&mut s);
+        let expiry = s.poll_timeout().expect("the request's timeout");
+        assert_eq!(expiry, Time::ZERO + Dur::us(200) + s.rto());
+        s.handle_timeout(expiry);
+        let fin = s.poll_transmit(expiry).expect("FIN after the timeout");
+        assert_eq!(rate_header(&fin).prev_alloc[0], 500 * MBPS);
     }
 }

@@ -7,7 +7,7 @@
 use crate::agent::PortView;
 use crate::rate::ExplicitRateConfig;
 use crate::packet::{Packet, Sched};
-use dcflow_core::{Dur, Rate, Time};
+use dcflow_core::{Rate, Time};
 
 /// Counters of one output port (D3 §4.3): N flows, demand D, allocation A, all
 /// in bits per second, plus the controller's capacity C.
@@ -18,7 +18,9 @@ pub struct RateAllocator {
     flows: u64,
     demand: f64,
     allocated: f64,
-    next_update: Time,
+    /// When the controller last ran, and the port's byte count then: u(t)
+    /// is measured over exactly that window.
+    last_update: Time,
     tx_at_last_update: u64,
 }
 
@@ -26,7 +28,6 @@ impl RateAllocator {
     /// The router reads the allocator keys of `cfg` (α, β, T, base rate, fair
     /// share clamp, capacity bound); the rest are the sender's.
     pub fn new(cfg: ExplicitRateConfig, link: Rate) -> RateAllocator {
-        let next_update = Time::ZERO + cfg.interval;
         RateAllocator {
             cfg,
             link: link.as_bps_f64(),
@@ -34,7 +35,7 @@ impl RateAllocator {
             flows: 0,
             demand: 0.0,
             allocated: 0.0,
-            next_update,
+            last_update: Time::ZERO,
             tx_at_last_update: 0,
         }
     }
@@ -53,23 +54,25 @@ impl RateAllocator {
     }
 
     /// The capacity controller of D3 §4.4, C(t+T) = C(t) + α(spare) − β(q/T),
-    /// applied once for every interval boundary passed since the last packet.
-    /// D3 prints the spare-capacity term as C(t) − u(t)/T; read literally, C = 0
-    /// is absorbing (any traffic keeps u/T > 0 = C), and a burst that fills the
-    /// queue (β·q/T ≥ C) drives C there, after which every flow stays at the
-    /// base rate for good. D3 explains the term as under-utilization of the
-    /// link and borrows the controller from RCP [11], whose term is link
-    /// capacity minus input rate: that is what we use (docs/fidelity.md). With
-    /// no flows the port is idle and the counters are reset ("the router,
-    /// during periods of low load, resets its counters", §4.4).
+    /// run lazily by the first request at least T after its previous run, with
+    /// u(t)/T the rate the port sent at over exactly that window (the bytes
+    /// sent since the previous run over the time since it; a window longer
+    /// than T is one step, not several). D3 prints the spare-capacity term as
+    /// C(t) − u(t)/T; read literally, C = 0 is absorbing (any traffic keeps
+    /// u/T > 0 = C), and a burst that fills the queue (β·q/T ≥ C) drives C
+    /// there, after which every flow stays at the base rate for good. D3
+    /// explains the term as under-utilization of the link and borrows the
+    /// controller from RCP [11], whose term is link capacity minus input rate:
+    /// that is what we use (docs/fidelity.md). With no flows the port is idle
+    /// and the counters are reset ("the router, during periods of low load,
+    /// resets its counters", §4.4).
     fn update_capacity(&mut self, now: Time, port: &PortView) {
-        if now < self.next_update {
+        if now < self.last_update + self.cfg.interval {
             return;
         }
         let t = self.cfg.interval.as_secs_f64();
         let sent_bits = (port.tx_bytes - self.tx_at_last_update) as f64 * 8.0;
-        let elapsed = (now.0 - (self.next_update.0 - self.cfg.interval.0)) as f64 / 1e12;
-        let used = sent_bits / elapsed.max(t);
+        let used = sent_bits / (now.since(self.last_update).as_secs_f64());
         if self.flows == 0 {
             self.capacity = self.link;
             self.allocated = 0.0;
@@ -84,8 +87,7 @@ impl RateAllocator {
             self.capacity = c.max(0.0);
         }
         self.tx_at_last_update = port.tx_bytes;
-        let intervals = (now.0 - self.next_update.0) / self.cfg.interval.0 + 1;
-        self.next_update += Dur(intervals * self.cfg.interval.0);
+        self.last_update = now;
     }
 
     /// Process one forward packet carrying a rate request (Snippet 1).
@@ -277,6 +279,24 @@ mod tests {
             r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
         }
         assert!((r.capacity() - 1.9e9).abs() < 1.0, "{}", r.capacity());
+    }
+
+    #[test]
+    fn utilization_is_measured_over_the_time_since_the_previous_update() {
+        // A link sending at exactly 1 Gbps with no queue: C must stay at the
+        // link rate whenever requests happen to arrive. No request between
+        // 0 and 1500 us, then one at 1500 us and one at 1601 us: the last
+        // window is 1500 -> 1601 us, during which 12.6 KB were sent (1 Gbps).
+        // Measuring those bits over 800 us (from the boundary at 800 us)
+        // would read 126 Mbps and inflate C by 87 Mbps.
+        let mut r = RateAllocator::new(ExplicitRateConfig::default(), Rate::gbps(1));
+        process(&mut r, request(true, 0, 0, 0));
+        for us in [1500u64, 1601] {
+            let view = PortView { rate: Rate::gbps(1), queue_bytes: 0, tx_bytes: us * 125 };
+            let mut p = request(false, 0, 0, 0);
+            r.on_packet(Time(us * 1_000_000), &view, 0, &mut p);
+            assert!((r.capacity() - GBPS).abs() < 1e3, "at {us} us: C = {}", r.capacity());
+        }
     }
 
     #[test]

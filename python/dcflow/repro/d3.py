@@ -1,12 +1,13 @@
-"""D3 §6 (papers/002): flow bursts, benchmark traffic, long flows."""
+"""D3 (papers/002): §3 ideal schemes on one link; §6 flow bursts, benchmark traffic, quenching, long flows."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from dcflow.repro import Entry, register
+from dcflow.repro import Entry, Series, register
 from dcflow.repro.common import (
+    fluid,
     D3,
     RCP_DC,
     TCP,
@@ -17,18 +18,66 @@ from dcflow.repro.common import (
     BACKGROUND_NEED,
 )
 
+# -------------------------------------------------------------------- D3 §3
+def _ideal_one_link(quick: bool) -> dict[str, Any]:
+    # One sender host and the receiver: every flow crosses the same two 1 Gbps
+    # links in series, i.e. one bottleneck. Sizes: DCTCP's web-search CDF (D3
+    # cites [4] = DCTCP for "the size and the fraction of short and long
+    # flows"); the short flows (< 50 KB, D3 §6's response sizes: 40% of the
+    # CDF) have deadlines, the long ones none.
+    return {
+        "name": "d3-ideal-one-link", "seed": 1, "engine": "fluid",
+        "stop": "2s",  # a bound: every deadline flow is done or late long before
+        "topology": {"kind": "star", "hosts": 2, "link_rate": "1Gbps"},
+        "protocol": {"name": "fair"},
+        "workload": {"pattern": "aggregation", "receiver": 0, "flows": 10,
+                     "size": {"dist": "cdf", "name": "web_search"},
+                     "deadline": {"dist": "exponential", "mean": "30ms", "min": "3ms",
+                                  "only_below": "50KB"}},
+    }
+
+
+register(Entry(
+    name="d3-fig5", paper="D3", figure="Fig. 5",
+    title="ideal fair share vs EDF vs rate reservation on one 1 Gbps link (moderate deadlines)",
+    base=_ideal_one_link,
+    series=[fluid("Fair share", "fair"), fluid("EDF", "edf"), fluid("Reservation", "reservation")],
+    x_key="workload.flows", xs=lambda q: [10, 60] if q else [5, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 400],
+    xlabel="number of flows", y="app_throughput", y_scale=100, ylabel="application throughput (%)",
+    seeds=lambda q: 4 if q else 200,
+    notes="D3 §3 (Monte Carlo on one 1 Gbps link): deadline-aware approaches support three to "
+          "five times as many flows as fair share at 100% application throughput. The paper gives "
+          "no sizes, arrival process or deadline floor: flows start together, web-search sizes, "
+          "deadlines exp(30 ms) >= 3 ms on flows < 50 KB (docs/fidelity.md).",
+))
+
 # -------------------------------------------------------------------- D3 §6
 D3_SERIES = [D3, RCP_DC, TCP]
 
-register(Entry(
-    name="d3-fig9", paper="D3", figure="Fig. 9", kind="capacity", style="bar",
-    title="concurrent senders supported at >99% application throughput",
-    base=d3_rack, series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms,
+
+def _finish(fig, axes, entry: Entry) -> None:
+    """Grid and legend on every panel, the paper's figure as the title."""
+    for a in axes:
+        a.grid(True, alpha=0.3)
+        a.legend(fontsize=7)
+    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+    fig.tight_layout()
+
+
+# Fig. 9 and Fig. 12: senders supported at 99% by deadline class (bisection).
+SENDERS_AT_99: dict[str, Any] = dict(
+    kind="capacity", style="bar", series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms,
     xs=lambda q: [30] if q else [20, 30, 40],
     xlabel="mean deadline (ms): tight 20, moderate 30, lax 40", y="app_throughput",
     ylabel="number of senders at 99% app. throughput",
     seeds=lambda q: 2 if q else 20,
     capacity={"param": "workload.flows", "lo": 1, "hi": 64, "target": 0.99, "quick": {"hi": 24}},
+)
+
+register(Entry(
+    name="d3-fig9", paper="D3", figure="Fig. 9",
+    title="concurrent senders supported at >99% application throughput",
+    base=d3_rack, **SENDERS_AT_99,
     notes="D3 §6.1.1 (200 runs in the paper; 20 seeds here). TCP_pr (priority queuing) is not "
           "modelled. The text: D3 supports almost twice RCP_dc and 3-4x TCP.",
 ))
@@ -138,11 +187,7 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     a2.set_xlabel("number of long flows")
     a2.set_ylabel("bottleneck queue (KB)")
     a2.set_yscale("symlog", linthresh=1)
-    for a in (a1, a2):
-        a.grid(True, alpha=0.3)
-        a.legend(fontsize=7)
-    fig.suptitle(f"D3 Fig. 16: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(fig, (a1, a2), entry)
     return rows, fig
 
 
@@ -164,14 +209,31 @@ register(Entry(
           "p99 16.5-48 KB. Sampled every 1 ms after a 5 ms warm-up.",
 ))
 
+def _burst_with_background(quick: bool, size: dict[str, Any] | None = None) -> dict[str, Any]:
+    """D3 §6.1.1 "with background flows": the flow burst starts 20 ms after a
+    long flow without deadline (the paper: 5 s) has filled the aggregator's
+    link. The paper's long flow comes from a traffic generator above the
+    root; here from worker host 1, through the same bottleneck port."""
+    workload = {**d3_rack(quick)["workload"], "start": "20ms"}
+    if size is not None:
+        workload["size"] = size
+    return {**d3_rack(quick), "stop": "300ms", "workload": workload,
+            "flows": [{"src": 1, "dst": 0, "size": "1GB", "start": "0ms"}]}
+
+
+register(Entry(
+    name="d3-fig12", paper="D3", figure="Fig. 12",
+    title="concurrent senders supported at >99% application throughput, one long background flow",
+    base=_burst_with_background, **SENDERS_AT_99,
+    extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
+    notes="D3 §6.1.1 (no per-bar numbers in the text): compared with Fig. 9 (no background "
+          "flow), the relative drop in senders supported is smaller for D3 than for TCP and RCP_dc.",
+))
+
 register(Entry(
     name="d3-fig13", paper="D3", figure="Fig. 13",
     title="application throughput vs senders, 2.9 KB responses + one long background flow",
-    base=lambda q: {**d3_rack(q), "stop": "150ms",
-                    "workload": {**d3_rack(q)["workload"], "start": "20ms",
-                                 "size": {"dist": "fixed", "value": "2.9KB"}},
-                    # the long background flow (no deadline) fills the aggregator's link first
-                    "flows": [{"src": 1, "dst": 0, "size": "1GB", "start": "0ms"}]},
+    base=lambda q: _burst_with_background(q, {"dist": "fixed", "value": "2.9KB"}),
     series=D3_SERIES, x_key="workload.flows", xs=lambda q: [10, 30] if q else [2, 5, 10, 15, 20, 25, 30, 35, 40],
     xlabel="number of senders", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 2 if q else 20,
@@ -179,16 +241,26 @@ register(Entry(
     notes="D3 §6.1.1: TCP drops below 99% at 12 senders; D3, RCP_dc, TCP_pr meet all deadlines up to 40.",
 ))
 
+def _bench_stop_s(quick: bool) -> float:
+    """The benchmark runs 0.1 s past its last arrival; the long flows send throughout."""
+    return 0.3 if quick else 2.1
+
+
+def _benchmark(quick: bool) -> dict[str, Any]:
+    """D3 §6.1.2: Poisson responses U[2 KB, 50 KB] to the aggregator with moderate
+    deadlines, and one long flow from each of the two senders."""
+    return {**d3_rack(quick), "stop": f"{_bench_stop_s(quick):g}s",
+            "workload": {**d3_rack(quick)["workload"], "flows": None,
+                         "arrival": "poisson", "rate": 500,
+                         "duration": "0.2s" if quick else "2s"},
+            "flows": [{"src": 1, "dst": 0, "size": "1GB", "start": "0ms"},
+                      {"src": 2, "dst": 0, "size": "1GB", "start": "0ms"}]}
+
+
 register(Entry(
     name="d3-table1", paper="D3", figure="Table 1", kind="capacity",
     title="flow arrival rate supported at >99% application throughput (benchmark traffic)",
-    base=lambda q: {**d3_rack(q), "stop": "0.3s" if q else "2.1s",
-                    "workload": {**d3_rack(q)["workload"], "flows": None,
-                                 "arrival": "poisson", "rate": 500,
-                                 "duration": "0.2s" if q else "2s"},
-                    # each of the two senders also has one long flow to the aggregator
-                    "flows": [{"src": 1, "dst": 0, "size": "1GB", "start": "0ms"},
-                              {"src": 2, "dst": 0, "size": "1GB", "start": "0ms"}]},
+    base=_benchmark,
     series=D3_SERIES, x_key="workload.deadline.mean", x_value=ms, xs=lambda q: [30],
     xlabel="mean deadline (ms)", y="app_throughput", ylabel="flows/s at 99%", style="bar",
     seeds=lambda q: 2 if q else 10,
@@ -198,4 +270,73 @@ register(Entry(
     extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
     notes="D3 §6.1.2: Poisson responses U[2KB,50KB] plus two long flows to the aggregator; "
           "TCP 100 flows/s (1100 with a reduced RTO), RCP_dc 1300, D3 2000.",
+))
+
+def _d3_fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from dcflow.sweep import Sweep
+
+    xs = entry.xs(quick)
+    rows = []
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    duration = _bench_stop_s(quick)
+    for s in entry.series:
+        sw = Sweep(entry.series_scenario(s, quick), {entry.x_key: xs}, entry.seeds(quick),
+                   name=f"{entry.name} {s.label}")
+        fl = sw.run(out / "sweeps" / s.slug, overwrite=True, **opts).flows()
+        rate = np.array(fl.column(entry.x_key).to_pylist(), float)
+        has_dl = np.array([v is not None for v in fl.column("deadline_s").to_pylist()])
+        fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], float)
+        met = np.array([bool(v) for v in fl.column("met_deadline").to_pylist()])
+        sent = np.array(fl.column("bytes_delivered").to_pylist(), float)
+        pct, long_mbps = [], []
+        for x in xs:
+            resp = has_dl & (rate == x)
+            p = np.nanpercentile(fct[resp], [1, 5, 50, 95, 99]) * 1e3
+            pct.append(p)
+            long_mbps.append(float(np.mean(sent[~has_dl & (rate == x)])) * 8 / duration / 1e6)
+            rows.append({"series": s.label, "flows/s": x, "responses": int(resp.sum()),
+                         "app throughput (%)": float(met[resp].mean() * 100),
+                         **{f"fct p{q} (ms)": float(v) for q, v in zip((1, 5, 50, 95, 99), p)},
+                         "long flow throughput (Mbps)": long_mbps[-1]})
+        pct = np.array(pct)
+        line, = a1.plot(xs, pct[:, 2], marker="o", label=f"{s.label} median")
+        a1.fill_between(xs, pct[:, 1], pct[:, 3], color=line.get_color(), alpha=0.15, lw=0)
+        a1.plot(xs, pct[:, 4], ls=":", marker="^", color=line.get_color(), label=f"{s.label} p99")
+        a2.plot(xs, long_mbps, marker="o", label=s.label)
+    a1.set_xlabel("flow arrival rate (flows/s)")
+    a1.set_ylabel("response FCT (ms): median, p5-p95, p99")
+    a1.set_yscale("log")
+    a2.set_xlabel("flow arrival rate (flows/s)")
+    a2.set_ylabel("throughput of each long flow (Mbps)")
+    _finish(fig, (a1, a2), entry)
+    return rows, fig
+
+
+register(Entry(
+    name="d3-fig14", paper="D3", figure="Fig. 14", kind="custom",
+    title="benchmark traffic: response FCT percentiles and long-flow throughput vs arrival rate",
+    base=_benchmark, series=D3_SERIES, x_key="workload.rate",
+    xs=lambda q: [200, 1000] if q else [100, 200, 500, 1000, 1500, 2000, 2500],
+    seeds=lambda q: 1 if q else 3, analyze=_d3_fig14,
+    extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
+    notes="D3 §6.1.2: at very low load TCP's median FCT is 50% higher than D3's; at 2000 flows/s "
+          "D3 and RCP_dc have about the same p99 FCT while D3 meets 99% of deadlines and RCP_dc "
+          "96.5%; long flows do not suffer with D3 (Fig. 14b, no number).",
+))
+
+register(Entry(
+    name="d3-fig15", paper="D3", figure="Fig. 15",
+    title="application throughput vs flow arrival rate, D3 with and without flow quenching",
+    base=_benchmark,
+    series=[D3, Series("D3 with quenching", {"protocol": {"name": "d3", "quenching": True}}, "d3")],
+    x_key="workload.rate", xs=lambda q: [1000, 3000] if q else [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000],
+    xlabel="flow arrival rate (flows/s)", y="app_throughput", y_scale=100,
+    ylabel="application throughput (%)", seeds=lambda q: 1 if q else 10,
+    extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
+    notes="D3 §6.1.3, benchmark traffic of Table 1: beyond 2500 flows/s D3 collapses; quenching "
+          "(FIN when the desired rate exceeds the uplink or the deadline passed) declines smoothly. "
+          "The text gives no per-point numbers.",
 ))
