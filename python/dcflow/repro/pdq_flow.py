@@ -95,6 +95,14 @@ def _scale_analyze(topology: Callable[[int], dict[str, Any]], deadlines: bool):
     return analyze
 
 
+def _finish(entry: Entry, fig, ax) -> None:
+    """Grid, legend and the entry's title on `ax`; tight layout."""
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+    fig.tight_layout()
+
+
 def _lines(entry: Entry, rows: list[dict[str, Any]], x: str, xlabel: str):
     import matplotlib.pyplot as plt
 
@@ -106,10 +114,7 @@ def _lines(entry: Entry, rows: list[dict[str, Any]], x: str, xlabel: str):
                     ls="--" if "(packet)" in s.label else "-")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(entry.ylabel)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    ax.set_title(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(entry, fig, ax)
     return fig
 
 
@@ -184,10 +189,7 @@ def _fig8e(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     ax.axvline(1, color="k", lw=0.6)
     ax.set_xlabel("FCT under PDQ / FCT under RCP (per flow)")
     ax.set_ylabel("CDF of flows")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    ax.set_title(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(entry, fig, ax)
     return rows, fig
 
 
@@ -240,9 +242,7 @@ def _fig10(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                yerr=[r["ci95"] or 0 for r in pts], label=s.label, capsize=2)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(FIG10_SIZES))], list(FIG10_SIZES))
     ax.set_ylabel("mean flow completion time (ms)")
-    ax.legend(fontsize=7)
-    ax.set_title(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _finish(entry, fig, ax)
     return rows, fig
 
 
