@@ -77,9 +77,11 @@ fn pdq_fluid_tracks_pdq_packet_on_an_aggregation() {
 }
 
 /// PDQ §5.1's default setting: the 12-server tree, `flows` senders to host 0,
-/// U[2 KB, 198 KB], deadlines exp(20 ms) >= 3 ms. Mean application
-/// throughput over seeds 1..=`seeds`, packet and fluid.
-fn app_throughput(protocol: &str, flows: u32, seeds: u64) -> (f64, f64) {
+/// U[2 KB, 198 KB], with deadlines exp(20 ms) >= 3 ms or none. The mean of
+/// `metric` over seeds 1..=`seeds`, packet and fluid.
+fn tree(protocol: &str, flows: u32, deadlines: bool, metric: fn(&Summary) -> f64) -> (f64, f64) {
+    let seeds = 4;
+    let deadline = if deadlines { r#"deadline = { dist = "exponential", mean = "20ms", min = "3ms" }"# } else { "" };
     let (mut p, mut f) = (0.0, 0.0);
     for seed in 1..=seeds {
         let (ps, fs) = both(&format!(
@@ -100,24 +102,28 @@ fn app_throughput(protocol: &str, flows: u32, seeds: u64) -> (f64, f64) {
             receiver = 0
             flows = {flows}
             size = {{ dist = "uniform", min = "2KB", max = "198KB" }}
-            deadline = {{ dist = "exponential", mean = "20ms", min = "3ms" }}
+            {deadline}
             "#
         ));
-        p += ps.app_throughput.unwrap();
-        f += fs.app_throughput.unwrap();
+        p += metric(&ps);
+        f += metric(&fs);
     }
     (p / seeds as f64, f / seeds as f64)
 }
 
+fn app_throughput(s: &Summary) -> f64 {
+    s.app_throughput.unwrap()
+}
+
 fn app_throughput_within_bounds(name: &str, protocol: &str) {
     // Light load (10 flows): the paper's claim, |gap| <= 0.10.
-    let (p, f) = app_throughput(protocol, 10, 4);
+    let (p, f) = tree(protocol, 10, true, app_throughput);
     println!("{name} app throughput, 10 flows: packet {p:.3}, fluid {f:.3}, gap {:+.3}", f - p);
     assert!((f - p).abs() <= 0.10, "{name}: application throughput gap too large at 10 flows");
     // Heavy load (25 flows): the packet protocol's own losses (convergence,
     // probing, pacing lag) grow and the fluid model, which has none of them,
     // is an upper bound; it must not fall below the packet engine.
-    let (p, f) = app_throughput(protocol, 25, 4);
+    let (p, f) = tree(protocol, 25, true, app_throughput);
     println!("{name} app throughput, 25 flows: packet {p:.3}, fluid {f:.3}, gap {:+.3}", f - p);
     assert!(f >= p - 0.05, "{name}: the flow-level model does worse than the packet engine at 25 flows");
 }
@@ -130,4 +136,16 @@ fn d3_fluid_tracks_d3_packet_application_throughput() {
 #[test]
 fn pdq_fluid_tracks_pdq_packet_application_throughput() {
     app_throughput_within_bounds("pdq", r#"name = "pdq""#);
+}
+
+/// Mean FCT on the tree without deadlines, 10 flows: printed for the docs;
+/// the fluid models, without the packet protocols' startup and switching
+/// losses, must not be slower than the packet engine (1% slack).
+#[test]
+fn fluid_models_bound_the_packet_mean_fct_on_the_tree() {
+    for (name, protocol) in [("rcp", r#"name = "rcp""#), ("pdq", r#"name = "pdq""#), ("pdq basic", "name = \"pdq\"\nvariant = \"basic\"")] {
+        let (p, f) = tree(protocol, 10, false, |s| s.fct_mean_s.unwrap());
+        println!("{name} tree mean FCT, 10 flows: packet {:.3} ms, fluid {:.3} ms, gap {:+.1}%", p * 1e3, f * 1e3, gap(p, f) * 100.0);
+        assert!(f <= p * 1.01, "{name}: the flow-level model is slower than the packet engine");
+    }
 }
