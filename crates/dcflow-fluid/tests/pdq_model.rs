@@ -118,3 +118,16 @@ fn size_estimation_switches_at_the_1ms_reevaluations() {
     assert!((delay - (3e-3 - rtt)).abs() < 1e-9, "flow 1 is {delay} s later (RTT {rtt})");
     assert_eq!(est.summary.flows_completed, 2);
 }
+
+#[test]
+fn what_the_flow_level_cannot_model_is_refused_by_key() {
+    let base = "engine = \"fluid\"\n[topology]\nkind = \"star\"\nhosts = 4\n[protocol]\nname = \"pdq\"\n";
+    for (key, line) in [("protocol.subflows", "subflows = 2"), ("protocol.max_flows", "max_flows = 4"), ("protocol.r_pdq", "r_pdq = 0.9")] {
+        let err = Scenario::from_toml(&format!("{base}{line}\n")).expect_err(line);
+        assert_eq!(err.key, key, "{err}");
+    }
+    // Packet-level keys are accepted (documented as having no flow-level meaning).
+    Scenario::from_toml(&format!("{base}dampening = 2.0\nprobe_x = 0.5\nmin_rate = 0.0\n")).unwrap();
+    // The same keys run on the packet engine.
+    Scenario::from_toml("[topology]\nkind = \"star\"\nhosts = 4\n[protocol]\nname = \"pdq\"\nr_pdq = 0.9\n").unwrap();
+}

@@ -66,10 +66,12 @@ pub struct FaultsConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct FluidConfig {
     /// Period at which the models re-evaluate rates whose inputs drift with
-    /// time (D3's desired rate = remaining / time left). Default "1ms" (PDQ §5.5).
+    /// time (D3's desired rate = remaining / time left; PDQ's criticality
+    /// keys). Default "1ms" (PDQ §5.5).
     pub equilibrium_interval: Dur,
     /// Header bytes per data packet; the payload per packet is `topology.mtu`
-    /// minus this. Default 40 (40 B per 1460 B payload at mtu 1500).
+    /// minus this. Default 40 (40 B per 1460 B payload at mtu 1500). PDQ
+    /// adds its 16-byte scheduling header (payload 1444 B).
     pub header_bytes: u32,
     /// Extra bytes on the one packet per RTT that carries a D3/RCP rate
     /// request (D3 §5: 22). Default 22.
