@@ -353,7 +353,7 @@ impl Engine {
                 self.fair_incremental(seeds);
                 true
             }
-            Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
+            Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo | Order::Pdq(_))) => {
                 self.ordered_global(kind, seeds);
                 true
             }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Engine {
     /// Ordered disciplines whose priority is a per-flow key (srpt, sjf, edf,
-    /// fifo): the greedy walk over every active flow in priority order. The
+    /// fifo, PDQ's model): the greedy walk over every active flow in priority order. The
     /// order is kept between recomputations and re-sorted by insertion (keys
     /// drift only between events, so it is nearly sorted): O(active x path)
     /// with no allocation, no component search and no comparison sort.
@@ -38,6 +38,11 @@ impl Engine {
                 Order::Srpt => (priority::time_left(flows, f), 0.0),
                 Order::Sjf => (flows.work[f as usize] / flows.bottleneck[f as usize], 0.0),
                 Order::Fifo => (0.0, 0.0),
+                // PDQ's comparator (crate::pdq): deadline, then the sender's key.
+                Order::Pdq(keys) => {
+                    let (deadline, crit, _) = keys.key(flows, f, now);
+                    (deadline as f64, crit as f64)
+                }
                 _ => (
                     priority::deadline_left(flows, f, now).unwrap_or(f64::INFINITY),
                     priority::time_left(flows, f),
