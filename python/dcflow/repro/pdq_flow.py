@@ -259,7 +259,7 @@ register(Entry(
 
 
 # --------------------------------------------------------------- Fig. 12
-FIG12_ALPHAS = [0, 1, 2, 4, 8, 16, 32]
+FIG12_ALPHAS = [0, 1, 2, 4, 8, 16, 32, 64]
 
 
 def _aging_base(quick: bool) -> dict[str, Any]:
