@@ -14,7 +14,7 @@
 
 use crate::alloc::{greedy, MaxMin};
 use crate::flows::{Flows, Phase};
-use crate::model::{hopeless_at, Allocation, FlowModel, Order};
+use crate::model::{Allocation, FlowModel, Order};
 use crate::monitor::Monitor;
 use crate::priority;
 use crate::agenda::{Agenda, Timers};
@@ -521,7 +521,7 @@ impl Engine {
         self.completions.set(f, done);
         if self.early_termination {
             if let Some(deadline) = self.flows.deadline[i] {
-                if let Some(at) = hopeless_at(remaining, r, self.now, self.flows.line_rate[i], deadline) {
+                if let Some(at) = self.model.terminate_at(remaining, r, self.now, self.flows.line_rate[i], deadline, self.flows.rtt[i]) {
                     if at.0 <= self.now.0 + 1 {
                         hopeless.push(f);
                     } else {

@@ -42,6 +42,8 @@ pub struct Flows {
     pub ready_at: Vec<Time>,
     /// From the sender's last bit to the receiver holding it (models only).
     pub delivery_delay: Vec<Dur>,
+    /// Base round trip (the packet engine's): PDQ's Early Termination condition 3.
+    pub rtt: Vec<Dur>,
     // Dynamic state.
     pub phase: Vec<Phase>,
     /// Work left at time `since[f]`, in bits.
@@ -63,6 +65,7 @@ impl Flows {
         let mut path_at = Vec::with_capacity(n + 1);
         let (mut deadline, mut line_rate, mut bottleneck) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut work, mut ready_at, mut delivery_delay) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut rtts = Vec::with_capacity(n);
         for spec in &specs {
             // Per-flow ECMP hash, salted by the seed: the packet engine's (DESIGN.md rule 5).
             let hash = mix64(seed ^ mix64(spec.id as u64));
@@ -86,6 +89,7 @@ impl Flows {
             work.push(timing.work_bits);
             ready_at.push(spec.start + timing.startup);
             delivery_delay.push(timing.delivery_delay);
+            rtts.push(rtt);
         }
         path_at.push(links.len() as u32);
         Flows {
@@ -99,6 +103,7 @@ impl Flows {
             work,
             ready_at,
             delivery_delay,
+            rtt: rtts,
             phase: vec![Phase::Waiting; n],
             rate: vec![0.0; n],
             since: vec![Time::ZERO; n],

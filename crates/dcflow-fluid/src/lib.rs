@@ -4,7 +4,7 @@
 //! recomputed on arrivals, completions, terminations and model ticks, over
 //! the part of the network the event touches. It runs the ideal disciplines
 //! (fair, srpt, sjf, edf, fifo, reservation, optimal, s3, merp) exactly and
-//! flow-level models of RCP_dc and D3 (PDQ §5.5), and returns the same flows
+//! flow-level models of RCP_dc, D3 and PDQ (PDQ §5.5), and returns the same flows
 //! table, summary and time series as the packet engine.
 
 mod agenda;
@@ -13,6 +13,7 @@ mod engine;
 mod flows;
 mod model;
 mod monitor;
+mod pdq;
 mod priority;
 pub mod sequencing;
 

@@ -9,14 +9,13 @@
 //! waits before its first data. RCP_dc converges to the max-min fair share
 //! with exact flow counts (PDQ §5.1, D3 §6.1); D3 to greedy first-come
 //! reservations of r = remaining / time left plus a fair share of the spare
-//! capacity (D3 §4.2), re-requested every `equilibrium_interval`.
-//!
-//! PDQ's flow-level model plugs in here as one more variant: allocation
-//! `Ordered(Order::Edf)` (EDF, then SJF among equal deadlines; PDQ §3.1's
-//! criticality), `timing` with one handshake RTT (less with Early Start), and
-//! Early Termination on. It waits for `ProtocolConfig::Pdq` (issue 5).
+//! capacity (D3 §4.2), re-requested every `equilibrium_interval`; PDQ to
+//! §3's centralized algorithm over the packet switch's criticality order
+//! ([`crate::pdq`]), re-sorted every `equilibrium_interval` while keys drift.
 
 use dcflow_core::{Dur, Time};
+use crate::pdq::{terminate_at, PdqKeys};
+use dcflow_proto::pdq::{Variant, PDQ_HEADER_BYTES};
 use dcflow_proto::transport::Discipline;
 use dcflow_proto::ProtocolConfig;
 use dcflow_scenario::{FluidConfig, Scenario};
@@ -47,6 +46,8 @@ pub enum Order {
     Optimal,
     S3,
     Merp,
+    /// PDQ's switch comparator over the sender's criticality keys.
+    Pdq(PdqKeys),
 }
 
 /// Parameters of a protocol model (the `[fluid]` section, resolved).
@@ -68,6 +69,8 @@ pub enum FlowModel {
     Rcp(ModelParams),
     /// D3 (flow quenching off, as the packet engine's default).
     D3(ModelParams),
+    /// PDQ (PDQ §5.5; docs/fidelity-fluid.md "Flow-level PDQ").
+    Pdq { params: ModelParams, keys: PdqKeys, variant: Variant },
 }
 
 /// Per-flow consequences of a model, fixed at the start.
@@ -95,6 +98,13 @@ impl FlowModel {
         match &s.protocol {
             ProtocolConfig::Rcp(_) => Ok(FlowModel::Rcp(params(&s.fluid))),
             ProtocolConfig::D3(_) => Ok(FlowModel::D3(params(&s.fluid))),
+            ProtocolConfig::Pdq(c) => {
+                c.validate_flow_level().map_err(|e| e.within("protocol"))?;
+                // PDQ's 16-byte scheduling header rides in every packet (footnote 11).
+                let header_bytes = s.fluid.header_bytes + PDQ_HEADER_BYTES;
+                let params = ModelParams { mss: s.topology.mtu - header_bytes, header_bytes, ..params(&s.fluid) };
+                Ok(FlowModel::Pdq { params, keys: PdqKeys::new(c), variant: c.variant })
+            }
             other => Err(ConfigError::new(
                 "engine",
                 format!("the fluid engine does not model {:?}; see dcflow_scenario::FLUID_PROTOCOLS", other.name()),
@@ -117,6 +127,7 @@ impl FlowModel {
             },
             FlowModel::Rcp(_) => Allocation::Fair,
             FlowModel::D3(_) => Allocation::Reserve { rerequest: true },
+            FlowModel::Pdq { keys, .. } => Allocation::Ordered(Order::Pdq(*keys)),
         }
     }
 
@@ -127,15 +138,28 @@ impl FlowModel {
             FlowModel::Ideal { discipline: Discipline::Optimal, .. } => true,
             FlowModel::Ideal { early_termination, .. } => *early_termination,
             FlowModel::Rcp(_) | FlowModel::D3(_) => false,
+            FlowModel::Pdq { variant, .. } => variant.early_termination(),
+        }
+    }
+
+    /// When a deadline flow sending at `rate` with `remaining` bits at
+    /// `since` is terminated (if early termination is on): PDQ's three
+    /// conditions of §3.2 under the PDQ model, the ideal "cannot make it even
+    /// at line rate" otherwise.
+    pub fn terminate_at(&self, remaining: f64, rate: f64, since: Time, line_rate: f64, deadline: Time, rtt: Dur) -> Option<Time> {
+        match self {
+            FlowModel::Pdq { keys, .. } => terminate_at(keys.size_aware(), remaining, rate, since, line_rate, deadline, rtt),
+            _ => hopeless_at(remaining, rate, since, line_rate, deadline),
         }
     }
 
     /// Period of the equilibrium re-evaluation; `None` when nothing drifts
-    /// between events (every ideal discipline, and RCP whose fair share
-    /// depends only on flow counts).
+    /// between events (every ideal discipline, RCP whose fair share depends
+    /// only on flow counts, and PDQ with fixed random keys).
     pub fn tick(&self) -> Option<Dur> {
         match self {
             FlowModel::D3(p) => Some(p.equilibrium_interval),
+            FlowModel::Pdq { params, keys, .. } if keys.drift() => Some(params.equilibrium_interval),
             _ => None,
         }
     }
@@ -163,6 +187,18 @@ impl FlowModel {
                 let paused = matches!(self, FlowModel::Rcp(_)) || !has_deadline;
                 let rtts = p.handshake_rtts as u64 + paused as u64;
                 Timing { work_bits, startup: Dur(rtt.0 * rtts), delivery_delay: one_way }
+            }
+            FlowModel::Pdq { params: p, variant, .. } => {
+                let packets = size.div_ceil(p.mss as u64).max(1);
+                let wire_bits = (size + packets * p.header_bytes as u64) as f64 * 8.0;
+                // Without Early Start a flow's switch-over costs "one to two
+                // RTTs" of idle link (§3.3.2): the sender learns it may send
+                // on its next probe. Charged once per flow as one RTT at line
+                // rate; with Early Start switching is seamless (§5.4).
+                let gap_bits = if variant.early_start() { 0.0 } else { rtt.as_secs_f64() * line_rate };
+                // The SYN carries the scheduling header: data follows the
+                // SYN-ACK, one RTT after the start (§5.4).
+                Timing { work_bits: wire_bits + gap_bits, startup: Dur(rtt.0 * p.handshake_rtts as u64), delivery_delay: one_way }
             }
         }
     }

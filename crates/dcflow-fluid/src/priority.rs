@@ -93,6 +93,7 @@ pub fn order(
             set.extend(rest);
             set.extend(no_deadline);
         }
+        Order::Pdq(keys) => crate::pdq::order(keys, flows, now, set),
         Order::Merp => {
             if arrivals {
                 set.sort_unstable();

@@ -80,8 +80,11 @@ impl SegmentTracker {
         self.retransmits
     }
     /// Whether `next` would return something.
+    /// (`lost` may hold stale entries, segments acknowledged or resent
+    /// since: they do not count, as `next` skips them.)
     pub fn has_pending(&self) -> bool {
-        !self.lost.is_empty() || self.next_new < self.size
+        self.next_new < self.size
+            || self.lost.iter().any(|&seq| self.index(seq).is_some_and(|i| !self.segments[i].acked && self.segments[i].lost))
     }
 
     fn index(&self, seq: u64) -> Option<usize> {
@@ -189,6 +192,20 @@ mod tests {
         assert_eq!(r, Send { seq: 0, len: 1000, retransmit: true });
         assert_eq!(t.on_ack(2000, 0), 2000, "the resent hole completes the prefix with the sacked one");
         assert_eq!(t.retransmits(), 1);
+        assert!(t.next(Time(100)).is_none());
+    }
+
+    #[test]
+    fn a_lost_segment_acknowledged_late_is_not_pending() {
+        // Declared lost by the timer, then its (delayed) ACK arrives: `lost`
+        // still names it, but there is nothing to send (PDQ's sender relied
+        // on has_pending => next is Some, and panicked here).
+        let mut t = SegmentTracker::new(1000, 1000);
+        t.next(Time(0));
+        assert_eq!(t.expire(Time(100), Dur(100)), 1);
+        assert!(t.has_pending());
+        t.on_ack(1000, 0);
+        assert!(!t.has_pending());
         assert!(t.next(Time(100)).is_none());
     }
 }

@@ -66,10 +66,12 @@ pub struct FaultsConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct FluidConfig {
     /// Period at which the models re-evaluate rates whose inputs drift with
-    /// time (D3's desired rate = remaining / time left). Default "1ms" (PDQ §5.5).
+    /// time (D3's desired rate = remaining / time left; PDQ's criticality
+    /// keys). Default "1ms" (PDQ §5.5).
     pub equilibrium_interval: Dur,
     /// Header bytes per data packet; the payload per packet is `topology.mtu`
-    /// minus this. Default 40 (40 B per 1460 B payload at mtu 1500).
+    /// minus this. Default 40 (40 B per 1460 B payload at mtu 1500). PDQ
+    /// adds its 16-byte scheduling header (payload 1444 B).
     pub header_bytes: u32,
     /// Extra bytes on the one packet per RTT that carries a D3/RCP rate
     /// request (D3 §5: 22). Default 22.
@@ -86,9 +88,9 @@ impl Default for FluidConfig {
 
 /// Protocols the packet engine cannot run but the fluid engine can, besides
 /// the ideal disciplines: the flow-level models.
-pub const FLUID_MODELS: &[&str] = &["rcp", "d3"];
+pub const FLUID_MODELS: &[&str] = &["rcp", "d3", "pdq"];
 /// Every `protocol.name` the fluid engine accepts.
-pub const FLUID_PROTOCOLS: &str = "fair, srpt, sjf, edf, fifo, reservation, optimal, s3, merp, rcp, d3";
+pub const FLUID_PROTOCOLS: &str = "fair, srpt, sjf, edf, fifo, reservation, optimal, s3, merp, rcp, d3, pdq";
 
 fn default_name() -> String {
     "scenario".into()
@@ -202,7 +204,7 @@ impl Scenario {
     }
 
     /// Ideal disciplines are fluid-only; packet-level transports (tcp, dctcp,
-    /// pfabric) are packet-only; rcp and d3 run on both.
+    /// pfabric) are packet-only; rcp, d3 and pdq run on both.
     fn check_engine_runs_protocol(&self) -> Result<(), ConfigError> {
         let name = self.protocol.name();
         match self.engine {
@@ -217,6 +219,9 @@ impl Scenario {
                 ))
             }
             Engine::Fluid => {
+                if let dcflow_proto::ProtocolConfig::Pdq(p) = &self.protocol {
+                    p.validate_flow_level().map_err(|e| e.within("protocol"))?;
+                }
                 let f = &self.fluid;
                 dcflow_core::ensure(f.equilibrium_interval > Dur::ZERO, "fluid.equilibrium_interval", "must be a positive time (PDQ §5.5: \"1ms\")")?;
                 dcflow_core::ensure(f.header_bytes < self.topology.mtu, "fluid.header_bytes", "must be smaller than topology.mtu (default 40)")

@@ -158,6 +158,18 @@ impl PdqConfig {
         ensure(finite_nonneg(self.shift_period), "shift_period", "must be a number >= 0 (RTTs; default 1)")
     }
 
+    /// What the flow-level model (`engine = "fluid"`, PDQ §5.5) cannot
+    /// honour: M-PDQ, the hard limit M with its RCP fallback, and a rate
+    /// controller target below the link rate. The other packet-level keys
+    /// (probe_x, dampening, min_rate, rto_min, shift_period, early_start_k's
+    /// value) are accepted and have no flow-level meaning
+    /// (docs/fidelity-fluid.md, "flow-level PDQ").
+    pub fn validate_flow_level(&self) -> Result<(), ConfigError> {
+        ensure(self.subflows == 1, "subflows", "must be 1 with engine = \"fluid\" (M-PDQ runs on the packet engine only)")?;
+        ensure(self.max_flows.is_none(), "max_flows", "is not modelled by engine = \"fluid\" (omit it: no limit)")?;
+        ensure(self.r_pdq == 1.0, "r_pdq", "must be 1 with engine = \"fluid\" (the flow-level model uses the full link rate)")
+    }
+
     /// K as the switch uses it: 0 (no nearly-completed flow) without Early Start.
     pub fn effective_k(&self) -> f64 {
         if self.variant.early_start() {
