@@ -13,7 +13,8 @@ from conftest import dcflow as run_cli
 READY = [n for n, e in CATALOG.items() if not availability(e)[0]]
 PENDING = [n for n, e in CATALOG.items() if availability(e)[0]]
 REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pdq-fig6", "pdq-fig7",
-            "pdq-fig4a", "pdq-fig4b", "pdq-fig9a", "pdq-fig9b", "pdq-fig11a", "pdq-fig11b", "pdq-fig11c",
+            "pdq-fig4a", "pdq-fig4b", "pdq-fig5a", "pdq-fig5b", "pdq-fig5c", "pdq-fig9a", "pdq-fig9b",
+            "pdq-fig11a", "pdq-fig11b", "pdq-fig11c",
             "d3-fig9", "d3-fig10", "d3-fig13", "d3-table1", "s3-table2", "merp-table1", "lpd-table1"]
 
 
