@@ -311,8 +311,10 @@ def _plot_rows(entry: Entry, rows: list[dict[str, Any]], ykey: str):
             ys = [next((r[ykey] for r in rows if r["series"] == lab and r[entry.x_key] == x), None) for x in xs]
             ys = [np.nan if y is None else y for y in ys]
             ax.bar(np.arange(len(xs)) + (i - (len(labels) - 1) / 2) * width, ys, width, label=lab)
-        names = [entry.x_name(x) if entry.x_name else f"{x:g}" for x in xs]
-        ax.set_xticks(np.arange(len(xs)), names, fontsize=7 if entry.x_name else None)
+        if entry.x_name:
+            ax.set_xticks(np.arange(len(xs)), [entry.x_name(x) for x in xs], fontsize=7, rotation=20, ha="right")
+        else:
+            ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
     else:
         for lab in labels:
             pts = [r for r in rows if r["series"] == lab]
