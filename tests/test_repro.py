@@ -13,6 +13,9 @@ from conftest import dcflow as run_cli
 READY = [n for n, e in CATALOG.items() if not availability(e)[0]]
 PENDING = [n for n, e in CATALOG.items() if availability(e)[0]]
 REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pdq-fig6", "pdq-fig7",
+            "pdq-fig4a", "pdq-fig4b", "pdq-fig5a", "pdq-fig5b", "pdq-fig5c", "pdq-fig8a", "pdq-fig8b",
+            "pdq-fig8c", "pdq-fig8d", "pdq-fig8e", "pdq-fig9a", "pdq-fig9b", "pdq-fig10",
+            "pdq-fig11a", "pdq-fig11b", "pdq-fig11c", "pdq-fig12",
             "d3-fig5", "d3-fig9", "d3-fig10", "d3-fig12", "d3-fig13", "d3-fig14", "d3-fig15",
             "d3-table1", "s3-table2", "merp-table1", "lpd-table1"]
 

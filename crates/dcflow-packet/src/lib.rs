@@ -10,7 +10,7 @@ use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
 use dcflow_net::{Routes, Topology};
 use dcflow_proto::pdq::PathInfo;
 use dcflow_proto::{FlowInfo, ProtocolConfig, Receiver, HEADER_BYTES};
-use dcflow_scenario::{FlowRecord, RunOutput, RunStats, Scenario, Summary};
+use dcflow_scenario::{FaultsConfig, FlowRecord, RunOutput, RunStats, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
 use monitor::Monitor;
 use sim::Sim;
@@ -92,13 +92,7 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
         .collect();
     let watched = watched_links(scenario, &topo);
     let mut sim = Sim::new(topo, &scenario.protocol, flows, scenario.seed);
-    if scenario.faults.loss > 0.0 {
-        let lossy = if scenario.faults.links.is_empty() { vec!["bottleneck".into()] } else { scenario.faults.links.clone() };
-        for name in lossy {
-            let l = sim.topo.link_by_name(&name).expect("validated link name");
-            sim.set_loss(l, scenario.faults.loss);
-        }
-    }
+    apply_faults(&mut sim, &scenario.faults);
     if let Some(m) = &scenario.monitor {
         let links = watched.iter().map(|&(l, ref n)| (l, n.clone())).collect();
         sim.monitor = Some(Monitor::new(m.interval, links, m.flows.then_some(sim.flows.len())));
@@ -106,6 +100,24 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, ConfigError> {
     }
     sim.run(scenario.stop.map(|d| Time::ZERO + d));
     Ok(collect(sim, &watched, wall))
+}
+
+/// `[faults]`: random loss on the named links (the bottleneck by default), on
+/// the directions `faults.direction` selects.
+fn apply_faults(sim: &mut Sim, faults: &FaultsConfig) {
+    if faults.loss <= 0.0 {
+        return;
+    }
+    let lossy = if faults.links.is_empty() { vec!["bottleneck".into()] } else { faults.links.clone() };
+    let (named, reverse) = faults.direction.sides();
+    for name in lossy {
+        let l = sim.topo.link_by_name(&name).expect("validated link name");
+        for (on, link) in [(named, l), (reverse, sim.topo.reverse(l))] {
+            if on {
+                sim.set_loss(link, faults.loss);
+            }
+        }
+    }
 }
 
 /// Links the summary's utilization is measured on: the monitored ones, else the bottleneck.
@@ -167,5 +179,29 @@ fn record(f: &FlowState) -> FlowRecord {
         met_deadline: deadline.map(|d| !f.terminated && f.finish.is_some_and(|t| t <= d)),
         terminated: f.terminated,
         bytes_delivered: f.receiver.cumulative(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `faults.direction` picks the named link, its reverse, or both.
+    #[test]
+    fn loss_goes_on_the_directions_asked_for() {
+        for (direction, want) in [("both", (0.03, 0.03)), ("forward", (0.03, 0.0)), ("reverse", (0.0, 0.03))] {
+            let s = Scenario::from_toml(&format!(
+                "[topology]\nkind = \"star\"\nhosts = 3\n[faults]\nloss = 0.03\ndirection = \"{direction}\"\n"
+            ))
+            .unwrap();
+            let topo = s.build_topology().unwrap();
+            let mut sim = Sim::new(topo, &s.protocol, Vec::new(), 1);
+            apply_faults(&mut sim, &s.faults);
+            let b = sim.topo.bottleneck();
+            let got = (sim.ports[b as usize].loss, sim.ports[sim.topo.reverse(b) as usize].loss);
+            assert_eq!(got, want, "{direction}");
+            let others = (0..sim.ports.len() as LinkId).filter(|&l| l != b && l != sim.topo.reverse(b));
+            assert!(others.into_iter().all(|l| sim.ports[l as usize].loss == 0.0), "{direction}");
+        }
     }
 }

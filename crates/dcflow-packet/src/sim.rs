@@ -113,10 +113,9 @@ impl Sim {
         }
     }
 
-    /// Make `link` and its reverse drop packets with probability `p`.
+    /// Make the directed `link` drop packets with probability `p`.
     pub fn set_loss(&mut self, link: LinkId, p: f64) {
         self.ports[link as usize].loss = p;
-        self.ports[self.topo.reverse(link) as usize].loss = p;
     }
 
     /// Run until nothing is left to do or simulated time passes `stop`.

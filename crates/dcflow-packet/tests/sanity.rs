@@ -90,7 +90,7 @@ fn tcp_incast_into_a_small_buffer_drops_and_times_out() {
 /// transports still deliver every byte.
 #[test]
 fn random_loss_is_injected_and_recovered_from() {
-    for proto in ["tcp", "rcp", "pfabric"] {
+    for proto in ["tcp", "rcp", "pfabric", "pdq"] {
         let clean = format!(
             "[topology]\nkind = \"star\"\nhosts = 5\n[protocol]\nname = \"{proto}\"\n\
              [workload]\npattern = \"aggregation\"\nflows = 4\nsize = {{ dist = \"fixed\", value = \"500KB\" }}\n"
@@ -100,6 +100,25 @@ fn random_loss_is_injected_and_recovered_from() {
         assert_eq!(a.packets_dropped, 0, "{proto}: no loss without faults");
         assert!(b.packets_dropped > 0 && b.retransmits > 0, "{proto}: 2% loss drops and retransmits");
         assert_eq!(b.flows_completed, 4, "{proto}: every flow recovers");
+    }
+}
+
+/// Loss on one direction only (`faults.direction`): data lost on the way in
+/// (forward) or ACKs and PDQ replies lost on the way out (reverse); both drop
+/// packets and every flow still completes.
+#[test]
+fn one_sided_loss_is_recovered_from() {
+    for proto in ["tcp", "pdq"] {
+        for direction in ["forward", "reverse"] {
+            let out = run(&format!(
+                "[topology]\nkind = \"star\"\nhosts = 5\n[protocol]\nname = \"{proto}\"\n\
+                 [workload]\npattern = \"aggregation\"\nflows = 4\nsize = {{ dist = \"fixed\", value = \"500KB\" }}\n\
+                 [faults]\nloss = 0.03\ndirection = \"{direction}\"\n"
+            ));
+            let s = out.summary;
+            assert!(s.packets_dropped > 0, "{proto} {direction}: drops");
+            assert_eq!(s.flows_completed, 4, "{proto} {direction}: every flow recovers");
+        }
     }
 }
 

@@ -79,12 +79,16 @@ impl SegmentTracker {
     pub fn retransmits(&self) -> u64 {
         self.retransmits
     }
-    /// Whether `next` would return something.
-    /// (`lost` may hold stale entries, segments acknowledged or resent
-    /// since: they do not count, as `next` skips them.)
+    /// Whether `next` would return something. A segment declared lost can be
+    /// acknowledged before it is resent (a late ACK), so the lost queue may
+    /// hold entries `next` skips: only the ones still lost count.
     pub fn has_pending(&self) -> bool {
-        self.next_new < self.size
-            || self.lost.iter().any(|&seq| self.index(seq).is_some_and(|i| !self.segments[i].acked && self.segments[i].lost))
+        self.next_new < self.size || self.lost.iter().any(|&seq| self.still_lost(seq).is_some())
+    }
+
+    /// The index of the segment at `seq` if it is still waiting to be resent.
+    fn still_lost(&self, seq: u64) -> Option<usize> {
+        self.index(seq).filter(|&i| !self.segments[i].acked && self.segments[i].lost)
     }
 
     fn index(&self, seq: u64) -> Option<usize> {
@@ -98,11 +102,8 @@ impl SegmentTracker {
     /// The next segment to send: a lost one first, else new data.
     pub fn next(&mut self, now: Time) -> Option<Send> {
         while let Some(seq) = self.lost.pop_front() {
-            if let Some(i) = self.index(seq) {
+            if let Some(i) = self.still_lost(seq) {
                 let seg = &mut self.segments[i];
-                if seg.acked || !seg.lost {
-                    continue;
-                }
                 seg.lost = false;
                 seg.sent_at = now;
                 self.retransmits += 1;
@@ -195,17 +196,25 @@ mod tests {
         assert!(t.next(Time(100)).is_none());
     }
 
+    /// A segment declared lost and then acknowledged late (before its resend)
+    /// leaves nothing to send: `has_pending` agrees with `next` (the senders
+    /// call `next` only when `has_pending` says so).
     #[test]
-    fn a_lost_segment_acknowledged_late_is_not_pending() {
-        // Declared lost by the timer, then its (delayed) ACK arrives: `lost`
-        // still names it, but there is nothing to send (PDQ's sender relied
-        // on has_pending => next is Some, and panicked here).
+    fn late_ack_of_a_lost_segment_leaves_nothing_pending() {
+        let mut t = SegmentTracker::new(2000, 1000);
+        t.next(Time(0));
+        t.next(Time(0));
+        assert_eq!(t.expire(Time(100), Dur(100)), 2);
+        assert_eq!(t.on_ack(0, 1000), 0, "the second arrives late, selectively");
+        assert!(t.has_pending(), "the first is still lost");
+        assert_eq!(t.next(Time(100)).map(|s| s.seq), Some(0));
+        assert!(!t.has_pending(), "the second's stale entry does not count");
+        assert_eq!(t.next(Time(100)), None);
+        // Also when the cumulative ack passes a stale entry.
         let mut t = SegmentTracker::new(1000, 1000);
         t.next(Time(0));
-        assert_eq!(t.expire(Time(100), Dur(100)), 1);
-        assert!(t.has_pending());
+        t.expire(Time(100), Dur(100));
         t.on_ack(1000, 0);
         assert!(!t.has_pending());
-        assert!(t.next(Time(100)).is_none());
     }
 }

@@ -52,9 +52,37 @@ impl Default for MonitorConfig {
 pub struct FaultsConfig {
     /// Probability that a packet is dropped on each faulty link (0 <= loss < 1).
     pub loss: f64,
-    /// Links that lose packets, in both directions. Empty = the monitored links,
-    /// or the bottleneck when nothing is monitored (DESIGN.md).
+    /// Links that lose packets. Empty = the monitored links, or the bottleneck
+    /// when nothing is monitored (DESIGN.md).
     pub links: Vec<String>,
+    /// Which directions of each faulty link lose packets (default both).
+    pub direction: LossDirection,
+}
+
+/// The directions of a faulty link that drop packets. PDQ §5.6 drops "at the
+/// bottleneck link, in both the forward (data) and reverse (acknowledgment)
+/// direction"; one side alone separates the two effects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDirection {
+    /// The link as named and its reverse.
+    #[default]
+    Both,
+    /// The link as named only (for "bottleneck": into host 0, the data of aggregation).
+    Forward,
+    /// Its reverse only (for "bottleneck": out of host 0, the ACKs of aggregation).
+    Reverse,
+}
+
+impl LossDirection {
+    /// (named link loses, its reverse loses).
+    pub fn sides(self) -> (bool, bool) {
+        match self {
+            LossDirection::Both => (true, true),
+            LossDirection::Forward => (true, false),
+            LossDirection::Reverse => (false, true),
+        }
+    }
 }
 
 /// `[fluid]`: parameters of the flow-level engine's protocol models (rcp, d3),

@@ -66,6 +66,14 @@ fn loss_must_be_a_probability() {
 }
 
 #[test]
+fn loss_direction_is_both_forward_or_reverse() {
+    let e = err("[faults]\nloss = 0.01\ndirection = \"up\"\n");
+    assert_eq!(e.key, "faults.direction");
+    let s = Scenario::from_toml("[faults]\nloss = 0.01\n").unwrap();
+    assert_eq!(s.faults.direction, LossDirection::Both);
+}
+
+#[test]
 fn protocol_picks_its_queue_unless_one_is_given() {
     let s = Scenario::from_toml("[protocol]\nname = \"pfabric\"\n").unwrap();
     assert_eq!(s.topology.queue, QueueDiscipline::Pfabric);

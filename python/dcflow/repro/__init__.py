@@ -80,6 +80,7 @@ class Entry:
     x_key: str | None = None  # dotted key swept along the x axis
     xs: Callable[[bool], list[float]] = lambda quick: []
     x_value: Callable[[float], Any] = lambda x: x  # x -> the override value
+    x_name: Callable[[float], str] | None = None  # x -> its name on the axis and in the CSV (categorical x)
     xlabel: str = ""
     y: str = "app_throughput"  # summary metric
     y_scale: float = 1.0  # plot/CSV factor (e.g. 1e3 for seconds -> ms)
@@ -209,8 +210,11 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
             n_seeds = len(sw.seeds)
             ys = [v * entry.y_scale for v in vals[i * n_seeds:(i + 1) * n_seeds] if v is not None]
             m, ci = mean_ci(ys)
-            rows.append({"series": s.label, entry.x_key: x, "y": entry.y, "y_mean": m, "ci95": ci,
-                         "n": len(ys), "paper": entry.paper_values.get((s.label, x))})
+            row = {"series": s.label, entry.x_key: x}
+            if entry.x_name is not None:
+                row["x_name"] = entry.x_name(x)
+            rows.append({**row, "y": entry.y, "y_mean": m, "ci95": ci, "n": len(ys),
+                         "paper": entry.paper_values.get((s.label, x))})
     if tables:
         table = pa.concat_tables([t.cast(tables[0].schema) for t in tables], promote_options="default")
         _atomic_write_table(table, out / "points.parquet")
@@ -307,7 +311,10 @@ def _plot_rows(entry: Entry, rows: list[dict[str, Any]], ykey: str):
             ys = [next((r[ykey] for r in rows if r["series"] == lab and r[entry.x_key] == x), None) for x in xs]
             ys = [np.nan if y is None else y for y in ys]
             ax.bar(np.arange(len(xs)) + (i - (len(labels) - 1) / 2) * width, ys, width, label=lab)
-        ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
+        if entry.x_name:
+            ax.set_xticks(np.arange(len(xs)), [entry.x_name(x) for x in xs], fontsize=7, rotation=20, ha="right")
+        else:
+            ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
     else:
         for lab in labels:
             pts = [r for r in rows if r["series"] == lab]

@@ -99,6 +99,8 @@ pub struct PdqSwitch {
     rtt_avg: f64,
     next_update: Option<Time>,
     /// Dampening: when this switch last accepted a non-sending flow, and which.
+    /// Cleared when that flow comes back paused by another switch: it was not
+    /// accepted after all (acceptance takes two phases, §3.3.1).
     last_accept: Option<(Time, SwitchFlow)>,
     /// RCP fallback (§3.3.1): flows outside the list seen recently.
     rcp_seen: Vec<(SwitchFlow, Time)>,
@@ -365,6 +367,9 @@ impl PdqSwitch {
     pub fn on_reverse(&mut self, flow: SwitchFlow, h: &mut PdqHeader) {
         if h.pause_by != NOBODY && h.pause_by != self.id {
             self.remove(flow);
+            if self.last_accept.is_some_and(|(_, f)| f == flow) {
+                self.last_accept = None;
+            }
         }
         if h.pause_by != NOBODY {
             h.rate = 0;

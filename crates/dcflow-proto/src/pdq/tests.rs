@@ -180,6 +180,27 @@ fn dampening_blocks_a_second_paused_flow_for_one_rtt() {
     assert_eq!(h3.pause_by, ME);
 }
 
+/// Dampening holds "after a switch has accepted a flow" (§3.3.2), and
+/// acceptance takes two phases (§3.3.1): a flow this switch let through on
+/// the forward pass but a downstream switch paused was not accepted. Its
+/// reverse pass ends the dampening period, so the next paused flow can start
+/// (else, on multi-hop paths, every tentative acceptance idles the link for
+/// an RTT: M-PDQ on BCube, docs/fidelity-pdq.md).
+#[test]
+fn dampening_ends_when_the_flow_is_paused_downstream() {
+    let mut s = switch(params(0.0, None, 1.0));
+    let mut h1 = hdr(5000);
+    s.on_forward(Time::ZERO, &port(), 1, &mut h1);
+    assert_eq!(h1.pause_by, NOBODY, "we let flow 1 through");
+    h1.pause_by = OTHER; // ... the next switch pauses it
+    s.on_reverse(1, &mut h1);
+    let h2 = round_trip(&mut s, Time::ZERO + Dur::us(10), 2, hdr(6000));
+    assert_eq!((h2.pause_by, h2.rate), (NOBODY, C), "flow 1 was never accepted: no dampening");
+    // A flow accepted by the whole path (empty P_H on the way back) still dampens.
+    let h3 = round_trip(&mut s, Time::ZERO + Dur::us(20), 3, hdr(100));
+    assert_eq!(h3.pause_by, ME);
+}
+
 #[test]
 fn suppressed_probing_sets_inter_probe_to_x_times_index() {
     let mut s = switch(params(0.0, Some(0.2), 0.0));
