@@ -116,9 +116,8 @@ mod tests {
     use super::*;
     use dcflow_scenario::Scenario;
 
-    /// The engine's incremental ordered walk (kept order, insertion sort)
-    /// against a from-scratch sort of PDQ's keys at every event (the engine
-    /// asserts equal rates), for every criticality, with aging, deadlines and
+    /// The engine's rates against a from-scratch recomputation in PDQ's key
+    /// order at every event (the engine asserts equal rates), for every criticality, with aging, deadlines and
     /// Early Termination, on a fat-tree under Poisson all-to-all load.
     #[test]
     fn incremental_walk_equals_from_scratch_for_every_criticality() {
