@@ -96,6 +96,16 @@ class Entry:
     def series_scenario(self, s: Series, quick: bool) -> Scenario:
         return Scenario(self.base(quick)).with_overrides(s.overrides)
 
+    def sweep_series(self, s: Series, quick: bool, out: Path, opts: dict[str, Any]):
+        """Run series `s` over the x axis and the seeds into ``out/sweeps/<slug>``;
+        returns the :class:`dcflow.Sweep` and its result."""
+        from dcflow.sweep import Sweep
+
+        values = [self.x_value(x) for x in self.xs(quick)]
+        sw = Sweep(self.series_scenario(s, quick), {self.x_key: values}, self.seeds(quick),
+                   name=f"{self.name} {s.label}")
+        return sw, sw.run(out / "sweeps" / s.slug, overwrite=True, **opts)
+
 
 #: name -> Entry, in registration order
 CATALOG: dict[str, Entry] = {}
@@ -193,15 +203,13 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
     import pyarrow as pa
 
     from dcflow.plot.stats import mean_ci
-    from dcflow.sweep import Sweep, _atomic_write_table
+    from dcflow.sweep import _atomic_write_table
 
     xs = entry.xs(quick)
     rows: list[dict[str, Any]] = []
     tables = []
     for s in entry.series:
-        sw = Sweep(entry.series_scenario(s, quick), {entry.x_key: [entry.x_value(x) for x in xs]},
-                   entry.seeds(quick), name=f"{entry.name} {s.label}")
-        res = sw.run(out / "sweeps" / s.slug, overwrite=True, **opts)
+        sw, res = entry.sweep_series(s, quick, out, opts)
         failures += [f"{s.label}: {p.label()}: {msg}" for p, msg in res.failures]
         pts = res.points
         tables.append(pts.add_column(0, "series", pa.array([s.label] * pts.num_rows)))

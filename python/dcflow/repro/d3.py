@@ -98,16 +98,11 @@ def _d3_fig11(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from dcflow.sweep import Sweep
-
-    xs = entry.xs(quick)
     rows = []
     fig, axes = plt.subplots(1, len(entry.series), figsize=(4 * len(entry.series), 3.8), sharey=True)
     paper = {"RCP_dc": (8.1, 75.0, 30.0), "D3": (1.0, 27.7, 9.0)}
     for ax, s in zip(np.atleast_1d(axes), entry.series):
-        sw = Sweep(entry.series_scenario(s, quick), {entry.x_key: xs}, entry.seeds(quick),
-                   name=f"{entry.name} {s.label}")
-        res = sw.run(out / "sweeps" / s.slug, overwrite=True, **opts)
+        res = entry.sweep_series(s, quick, out, opts)[1]
         fl = res.flows()
         dl = np.array([np.nan if v is None else v for v in fl.column("deadline_s").to_pylist()], float)
         fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], float)
@@ -149,16 +144,12 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import numpy as np
     import pyarrow.parquet as pq
 
-    from dcflow.sweep import Sweep
-
     xs = entry.xs(quick)
     rows = []
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.8))
     warm = 0.005
     for s in entry.series:
-        sw = Sweep(entry.series_scenario(s, quick), {entry.x_key: xs}, entry.seeds(quick),
-                   name=f"{entry.name} {s.label}")
-        sw.run(out / "sweeps" / s.slug, overwrite=True, **opts)
+        entry.sweep_series(s, quick, out, opts)
         ts = pq.read_table(out / "sweeps" / s.slug / "timeseries")
         n = np.array(ts.column(entry.x_key).to_pylist())
         t = np.array(ts.column("time_s").to_pylist(), float)
@@ -276,16 +267,12 @@ def _d3_fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from dcflow.sweep import Sweep
-
     xs = entry.xs(quick)
     rows = []
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
     duration = _bench_stop_s(quick)
     for s in entry.series:
-        sw = Sweep(entry.series_scenario(s, quick), {entry.x_key: xs}, entry.seeds(quick),
-                   name=f"{entry.name} {s.label}")
-        fl = sw.run(out / "sweeps" / s.slug, overwrite=True, **opts).flows()
+        fl = entry.sweep_series(s, quick, out, opts)[1].flows()
         rate = np.array(fl.column(entry.x_key).to_pylist(), float)
         has_dl = np.array([v is not None for v in fl.column("deadline_s").to_pylist()])
         fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], float)
