@@ -37,8 +37,14 @@ pub struct SegmentTracker {
     /// Next never-sent byte.
     next_new: u64,
     segments: VecDeque<Segment>,
-    /// Indices (offsets from `cumulative`, as seq numbers) waiting to be resent.
+    /// Seq numbers of segments declared lost, in order; an entry goes stale
+    /// when its segment is acknowledged before the resend (a late ACK), and
+    /// `next` skips it.
     lost: VecDeque<u64>,
+    /// How many segments are declared lost and neither resent nor acknowledged
+    /// (the live entries of `lost`), so `has_pending` on the per-packet path
+    /// does not scan the queue.
+    lost_live: usize,
     retransmits: u64,
 }
 
@@ -51,6 +57,7 @@ impl SegmentTracker {
             next_new: 0,
             segments: VecDeque::new(),
             lost: VecDeque::new(),
+            lost_live: 0,
             retransmits: 0,
         }
     }
@@ -79,11 +86,9 @@ impl SegmentTracker {
     pub fn retransmits(&self) -> u64 {
         self.retransmits
     }
-    /// Whether `next` would return something. A segment declared lost can be
-    /// acknowledged before it is resent (a late ACK), so the lost queue may
-    /// hold entries `next` skips: only the ones still lost count.
+    /// Whether `next` would return something (stale `lost` entries do not count).
     pub fn has_pending(&self) -> bool {
-        self.next_new < self.size || self.lost.iter().any(|&seq| self.still_lost(seq).is_some())
+        self.next_new < self.size || self.lost_live > 0
     }
 
     /// The index of the segment at `seq` if it is still waiting to be resent.
@@ -105,6 +110,7 @@ impl SegmentTracker {
             if let Some(i) = self.still_lost(seq) {
                 let seg = &mut self.segments[i];
                 seg.lost = false;
+                self.lost_live -= 1;
                 seg.sent_at = now;
                 self.retransmits += 1;
                 return Some(Send { seq, len: seg.len, retransmit: true });
@@ -125,12 +131,21 @@ impl SegmentTracker {
     pub fn on_ack(&mut self, cum: u64, acked_seq: u64) -> u64 {
         let before = self.cumulative;
         if let Some(i) = self.index(acked_seq) {
-            self.segments[i].acked = true;
+            let seg = &mut self.segments[i];
+            if seg.lost && !seg.acked {
+                self.lost_live -= 1;
+            }
+            seg.acked = true;
         }
         let cum = cum.min(self.next_new);
         while self.cumulative < cum {
             match self.segments.pop_front() {
-                Some(seg) => self.cumulative += seg.len as u64,
+                Some(seg) => {
+                    if seg.lost && !seg.acked {
+                        self.lost_live -= 1;
+                    }
+                    self.cumulative += seg.len as u64;
+                }
                 None => break,
             }
         }
@@ -148,6 +163,7 @@ impl SegmentTracker {
         for (i, seg) in self.segments.iter_mut().enumerate() {
             if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
                 seg.lost = true;
+                self.lost_live += 1;
                 self.lost.push_back(self.cumulative + i as u64 * self.mss as u64);
                 n += 1;
             }
