@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod endpoint;
 pub mod packet;
+pub mod pacing;
 pub mod pdq;
 pub mod pfabric;
 pub mod rate;

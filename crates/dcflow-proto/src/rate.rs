@@ -7,6 +7,7 @@
 //! deadline (§5 "Calculating desired rate"); RCP_dc flows ask for nothing and
 //! get the fair share. Lost data is resent by timer ([`SegmentTracker`]).
 
+use crate::pacing::Pacer;
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
 use crate::reliability::SegmentTracker;
@@ -92,9 +93,9 @@ pub struct RateSender {
     /// A control packet (SYN / FIN) to (re)send now.
     control_due: bool,
     control_sent_at: Time,
-    /// When the last data packet left and its size on the wire: the next one
-    /// may leave that packet's transmission time at the *current* rate later.
-    last_data: Option<(Time, u32)>,
+    /// Pacing at the current allocation (§4.1): a new allocation applies
+    /// from the moment it arrives, also to the gap after the packet already sent.
+    pacer: Pacer,
     srtt: Dur,
     terminated: bool,
     timeouts: u64,
@@ -115,7 +116,7 @@ impl RateSender {
             request_sent_at: None,
             control_due: true,
             control_sent_at: Time::ZERO,
-            last_data: None,
+            pacer: Pacer::default(),
             srtt: info.base_rtt,
             terminated: false,
             timeouts: 0,
@@ -226,6 +227,7 @@ impl RateSender {
         // The capacity controller may allocate more than the link (C grows
         // while the link is under-used); a host never paces faster than its NIC.
         self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
+        self.pacer.set_rate(self.rate);
         self.request_sent_at = None;
     }
 
@@ -237,18 +239,6 @@ impl RateSender {
     /// counters A and D for good.
     fn fin_waits(&self) -> bool {
         self.phase == Phase::Closing && self.control_due && self.request_sent_at.is_some()
-    }
-
-    /// Pacing at the current allocation (§4.1): a new allocation applies from
-    /// the moment it arrives, also to the gap after the packet already sent.
-    /// (Spacing by the rate in force when that packet left would hold a flow
-    /// that started at r + base rate, a few Mbps, for milliseconds after the
-    /// next RTT's feedback granted it hundreds.)
-    fn next_send_at(&self) -> Time {
-        match self.last_data {
-            Some((at, wire)) => at + Rate(self.rate).tx_time(dcflow_core::Bytes(wire as u64)),
-            None => Time::ZERO,
-        }
     }
 
     fn can_send_data(&self) -> bool {
@@ -336,7 +326,7 @@ impl Endpoint for RateSender {
         let sending_data = self.can_send_data() && self.tracker.has_pending();
         // A request rides on the next paced data packet (§4.1); a flow with no
         // data to send asks at once, on a header-only packet (§4.5).
-        if sending_data && now < self.next_send_at() {
+        if sending_data && now < self.pacer.next() {
             return None;
         }
         if !sending_data && self.request_sent_at.is_some() {
@@ -370,7 +360,7 @@ impl Endpoint for RateSender {
             self.request_sent_at = Some(now);
         }
         if p.kind == PacketKind::Data {
-            self.last_data = Some((now, p.wire));
+            self.pacer.sent(now, p.wire, self.rate);
         }
         Some(p)
     }
@@ -381,7 +371,7 @@ impl Endpoint for RateSender {
             Phase::Closing if self.fin_waits() => self.request_sent_at.map(|t| t + rto),
             Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
             Phase::Sending => {
-                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.next_send_at());
+                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.pacer.next());
                 let request = self.request_sent_at.map(|t| t + rto);
                 [pacing, request, self.tracker.next_expiry(rto)].into_iter().flatten().min()
             }

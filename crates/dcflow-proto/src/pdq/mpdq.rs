@@ -30,6 +30,7 @@
 //! - Early Termination is decided for the whole flow: T_S is the flow's
 //!   remaining bytes over the sum of its live subflows' R_S^max.
 
+use crate::pacing::Pacer;
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
 use super::PdqConfig;
@@ -77,8 +78,7 @@ struct Subflow {
     srtt: Dur,
     control_due: bool,
     control_sent_at: Time,
-    next_send_at: Time,
-    last_data_at: Option<(Time, u32)>,
+    pacer: Pacer,
     last_sent_at: Time,
     /// Since when the switches have paused the subflow (None: not paused).
     paused_since: Option<Time>,
@@ -153,8 +153,7 @@ impl MpdqSender {
                 srtt: p.base_rtt,
                 control_due: true,
                 control_sent_at: Time::ZERO,
-                next_send_at: Time::ZERO,
-                last_data_at: None,
+                pacer: Pacer::default(),
                 last_sent_at: info.start,
                 paused_since: None,
                 quota: base + u64::from((i as u64) < extra),
@@ -373,11 +372,8 @@ impl MpdqSender {
             s.paused_since = None;
         }
         s.inter_probe = if sp { (h.inter_probe as f64).max(1.0) } else { 1.0 };
-        if s.rate != old && s.rate > 0 {
-            s.next_send_at = match s.last_data_at {
-                Some((t, wire)) => t + Rate(s.rate).tx_time(Bytes(wire as u64)),
-                None => Time::ZERO,
-            };
+        if s.rate != old {
+            s.pacer.set_rate(s.rate);
         }
     }
 
@@ -602,7 +598,7 @@ impl MpdqSender {
                 Some(self.packet(i, now, kind))
             }
             SubPhase::Sending if s.rate > 0 && self.has_work(i) => {
-                if now < s.next_send_at {
+                if now < s.pacer.next() {
                     if now >= s.next_probe_at() {
                         self.probes += 1;
                         return Some(self.packet(i, now, PacketKind::Probe));
@@ -616,8 +612,7 @@ impl MpdqSender {
                 p.wire += len;
                 p.retransmit = retransmit;
                 let s = &mut self.subs[i];
-                s.last_data_at = Some((now, p.wire));
-                s.next_send_at = now + Rate(s.rate).tx_time(Bytes(p.wire as u64));
+                s.pacer.sent(now, p.wire, s.rate);
                 Some(p)
             }
             SubPhase::Sending if s.rate > 0 => None,
@@ -649,7 +644,7 @@ impl MpdqSender {
         match s.phase {
             SubPhase::Connecting | SubPhase::Closing if !s.control_due => Some(s.control_sent_at + self.rto(i)),
             SubPhase::Connecting | SubPhase::Closing => None,
-            SubPhase::Sending if s.rate > 0 => self.has_work(i).then(|| s.next_send_at.min(s.next_probe_at())),
+            SubPhase::Sending if s.rate > 0 => self.has_work(i).then(|| s.pacer.next().min(s.next_probe_at())),
             SubPhase::Sending => Some(s.next_probe_at()),
             SubPhase::Done => None,
         }

@@ -12,6 +12,7 @@
 //! Early Termination (variants `es_et`, `full`) a deadline flow sends TERM as
 //! soon as any of §3.1's three conditions holds.
 
+use crate::pacing::Pacer;
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
 use super::mpdq::{MpdqSender, PathInfo};
@@ -50,8 +51,7 @@ pub struct PdqSender {
     control_due: bool,
     control_sent_at: Time,
     /// Rate limiter: the next data packet may leave at this time.
-    next_send_at: Time,
-    last_data_at: Option<(Time, u32)>,
+    pacer: Pacer,
     /// When the last packet of any kind left (probes are timed from it).
     last_sent_at: Time,
     /// Payload bytes sent for the first time (size estimation, §5.6).
@@ -82,8 +82,7 @@ impl PdqSender {
             srtt: info.base_rtt,
             control_due: true,
             control_sent_at: Time::ZERO,
-            next_send_at: Time::ZERO,
-            last_data_at: None,
+            pacer: Pacer::default(),
             last_sent_at: info.start,
             sent_bytes: 0,
             terminated: false,
@@ -242,12 +241,8 @@ impl PdqSender {
         }
         self.inter_probe =
             if self.cfg.variant.suppressed_probing() { (h.inter_probe as f64).max(1.0) } else { 1.0 };
-        if self.rate != old && self.rate > 0 {
-            // The rate limiter re-times the next packet at the new rate.
-            self.next_send_at = match self.last_data_at {
-                Some((t, wire)) => t + Rate(self.rate).tx_time(Bytes(wire as u64)),
-                None => Time::ZERO,
-            };
+        if self.rate != old {
+            self.pacer.set_rate(self.rate);
         }
     }
 
@@ -340,7 +335,7 @@ impl Endpoint for PdqSender {
                 Some(self.packet(now, kind))
             }
             Phase::Sending if self.rate > 0 && self.tracker.has_pending() => {
-                if now < self.next_send_at {
+                if now < self.pacer.next() {
                     // A rate so low that no data leaves for I_S RTTs still gets
                     // a probe, so the flow keeps hearing from the switches.
                     if now >= self.next_probe_at() {
@@ -358,8 +353,7 @@ impl Endpoint for PdqSender {
                 p.payload = s.len;
                 p.wire += s.len;
                 p.retransmit = s.retransmit;
-                self.last_data_at = Some((now, p.wire));
-                self.next_send_at = now + Rate(self.rate).tx_time(Bytes(p.wire as u64));
+                self.pacer.sent(now, p.wire, self.rate);
                 Some(p)
             }
             Phase::Sending if self.rate > 0 => None,
@@ -386,7 +380,7 @@ impl Endpoint for PdqSender {
             Phase::Connecting | Phase::Closing => None,
             Phase::Sending => {
                 let send = if self.rate > 0 {
-                    self.tracker.has_pending().then(|| self.next_send_at.min(self.next_probe_at()))
+                    self.tracker.has_pending().then(|| self.pacer.next().min(self.next_probe_at()))
                 } else {
                     Some(self.next_probe_at())
                 };
