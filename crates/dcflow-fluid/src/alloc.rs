@@ -40,8 +40,6 @@ pub struct MaxMin {
     epoch: u32,
     heap: BinaryHeap<Level>,
     capped: Vec<(f64, u32)>,
-    /// The link that froze each flow in its last fill (`LinkId::MAX`: its cap).
-    frozen_by: Vec<LinkId>,
     /// Per link, the most its flows could take.
     demand: Vec<f64>,
 }
@@ -54,7 +52,6 @@ impl MaxMin {
             epoch: 0,
             heap: BinaryHeap::new(),
             capped: Vec::new(),
-            frozen_by: vec![LinkId::MAX; flows],
             demand: vec![0.0; links],
         }
     }
@@ -65,10 +62,6 @@ impl MaxMin {
     /// the level reached and go on with the rest. Each step takes the link
     /// with the lowest level residual / unfrozen flows, so the cost is
     /// O((flows x path + links) log links).
-    ///
-    /// `member(f)` says whether a flow of `link_flows` is one of `flows`:
-    /// the incremental recomputation fills a subset of a link's flows, the
-    /// others being fixed (their rates already taken out of `residual`).
     #[allow(clippy::too_many_arguments)]
     pub fn fill<'a>(
         &mut self,
@@ -76,7 +69,6 @@ impl MaxMin {
         links: &[LinkId],
         link_flows: &[Vec<u32>],
         path: impl Fn(u32) -> &'a [LinkId],
-        member: impl Fn(u32) -> bool,
         cap: impl Fn(u32) -> f64,
         residual: &mut [f64],
         rate: &mut [f64],
@@ -142,26 +134,18 @@ impl MaxMin {
                     let l = self.heap.pop().expect("peeked").link;
                     let s = self.level(l as usize, residual);
                     for &f in &link_flows[l as usize] {
-                        if self.frozen_epoch[f as usize] != epoch && member(f) {
-                            self.frozen_by[f as usize] = l;
+                        if self.frozen_epoch[f as usize] != epoch {
                             self.freeze(f, s, path(f), residual, rate);
                         }
                     }
                 }
                 (_, Some(c)) => {
                     let (_, f) = self.capped.pop().expect("peeked");
-                    self.frozen_by[f as usize] = LinkId::MAX;
                     self.freeze(f, c, path(f), residual, rate);
                 }
                 (Some(_), None) => unreachable!("the guarded arm takes a link level without caps"),
             }
         }
-    }
-
-    /// The link that froze `f` in the last fill that included it: saturated,
-    /// and no flow of that fill on it is faster (`None`: frozen at its cap).
-    pub fn frozen_by(&self, f: u32) -> Option<LinkId> {
-        Some(self.frozen_by[f as usize]).filter(|&l| l != LinkId::MAX)
     }
 
     fn level(&self, l: usize, residual: &[f64]) -> f64 {

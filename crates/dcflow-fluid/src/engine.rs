@@ -1,7 +1,7 @@
 //! The fluid event loop. Rates are constant between events and recomputed
 //! on arrivals, completions, terminations and model ticks. Max-min fair
-//! rates are recomputed incrementally over a region certified by the
-//! bottleneck condition ([`Engine::fair_incremental`]); the key orders
+//! rates are recomputed by a level sweep over the links whose fill level
+//! the event can change ([`sweep`]); the key orders
 //! (srpt, sjf, edf, fifo) keep each link's order kinetically and re-walk
 //! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
 //! scratch over the connected component of links and active flows that the
@@ -19,8 +19,8 @@ use crate::monitor::Monitor;
 use crate::priority;
 use crate::agenda::{Agenda, Timers};
 
-mod incremental;
 mod kinetic;
+mod sweep;
 use dcflow_core::{LinkId, Time};
 use dcflow_net::Topology;
 
@@ -41,12 +41,13 @@ pub struct Counters {
     pub completions: u64,
     pub terminations: u64,
     pub recomputations: u64,
-    /// Rounds in which the incremental max-min region had to grow (not an event).
-    pub expansions: u64,
-    /// Incremental max-min recomputations that fell back to a full fill.
-    pub fallbacks: u64,
-    /// Flows filled by the incremental max-min rounds (region sizes summed).
+    /// Max-min sweep: links filled and flows checked (heap pops), and flows
+    /// the sweep froze (rate changed or confirmed). Not events.
+    pub sweep_steps: u64,
     pub refilled: u64,
+    /// Max-min sweep: flows still unfrozen at their old rate after their old
+    /// bottleneck turned dirty (they get more: the sweep's subtle path).
+    pub released: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
@@ -95,19 +96,7 @@ pub struct Engine {
     component_links: Vec<LinkId>,
     dropped: Vec<u32>,
     kinetic: kinetic::Kinetic,
-    checked: Vec<u32>,
-    violators: Vec<u32>,
-    round: u32,
-    stat_round: Vec<u32>,
-    /// Max-min: a bottleneck of each flow under the installed rates, when
-    /// known; those found by a certification round; links that the round's
-    /// tentative allocation changed (stamped with the round).
-    bneck: Vec<LinkId>,
-    found_bneck: Vec<(u32, LinkId)>,
-    changed_at: Vec<u32>,
-    changed_links: Vec<LinkId>,
-    link_load: Vec<f64>,
-    link_max: Vec<f64>,
+    sweep: sweep::Sweep,
     /// Tests: check every incremental recomputation against a from-scratch one.
     pub verify: bool,
 }
@@ -154,17 +143,8 @@ impl Engine {
             component_links: Vec::new(),
             dropped: Vec::new(),
             kinetic: kinetic::Kinetic::new(l, n),
-            checked: vec![0; n],
-            violators: Vec::new(),
+            sweep: sweep::Sweep::new(l, n),
             verify: false,
-            round: 0,
-            stat_round: vec![0; l],
-            bneck: vec![LinkId::MAX; n],
-            found_bneck: Vec::new(),
-            changed_at: vec![0; l],
-            changed_links: Vec::new(),
-            link_load: vec![0.0; l],
-            link_max: vec![0.0; l],
             flows,
         }
     }
@@ -249,6 +229,7 @@ impl Engine {
             self.slot[i][hop] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
+        self.sweep.forget_levels(self.flows.path(f));
         if self.allocation == (Allocation::Reserve { rerequest: false }) {
             self.reserve_at_arrival(f);
         }
@@ -297,6 +278,7 @@ impl Engine {
             self.link_reserved[l] -= self.reserved[i];
         }
         self.reserved[i] = 0.0;
+        self.sweep.forget_levels(self.flows.path(f));
     }
 
     /// Account a rate change of `f` on the watched links of its path.
@@ -366,7 +348,7 @@ impl Engine {
         self.dropped.clear();
         let incremental = match self.allocation {
             Allocation::Fair if !full => {
-                self.fair_incremental(seeds);
+                self.fair_sweep(seeds);
                 true
             }
             Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
@@ -457,8 +439,7 @@ impl Engine {
     }
 
     /// Max-min fill of the component over `residual`; with `capped`, each
-    /// flow at most its line rate minus its reservation. Remembers the link
-    /// that froze each flow (a bottleneck, for [`Engine::fair_incremental`]).
+    /// flow at most its line rate minus its reservation.
     fn fill_component(&mut self, capped: bool) {
         let (flows, reserved) = (&self.flows, &self.reserved);
         self.fill.fill(
@@ -466,14 +447,10 @@ impl Engine {
             &self.component_links,
             &self.link_flows,
             |f| flows.path(f),
-            |_| true,
             |f| if capped { (flows.line_rate[f as usize] - reserved[f as usize]).max(0.0) } else { f64::INFINITY },
             &mut self.residual,
             &mut self.new_rate,
         );
-        for &f in &self.component {
-            self.bneck[f as usize] = self.fill.frozen_by(f).unwrap_or(LinkId::MAX);
-        }
     }
 
     /// D3 §4.2-4.3: in arrival order, each deadline flow asks for
@@ -514,6 +491,7 @@ impl Engine {
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;
+        self.sweep.forget_levels(self.flows.path(f));
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];

@@ -1,0 +1,416 @@
+//! Max-min fair rates after an event, by a level sweep over the links whose
+//! fill level can change. A child module of the engine, so it works on the
+//! engine's own state.
+//!
+//! Progressive filling (Bertsekas & Gallager §6.5.2) raises a common level t
+//! from 0; a link *fills* at the level where its frozen flows plus t for each
+//! unfrozen one reach its capacity, and freezes its unfrozen flows at t. In
+//! the installed (old) allocation a saturated link filled at its old level,
+//! the largest rate on it; an unsaturated one never filled. After an event
+//! (flows arrived or left), the new filling is the old one until the first
+//! level at which some link behaves differently, so the sweep replays only
+//! the *dirty* links, in increasing level order as Dijkstra's algorithm
+//! settles nodes; every *clean* link still fills at its old level and freezes
+//! the same flows at the same rates without being looked at. A link turns
+//! dirty when its flows change (the event's links), when one of its flows is
+//! frozen at a new rate, or when one of its flows is still unfrozen at the
+//! level its old bottleneck used to freeze it (that bottleneck is dirty and
+//! fills later now). The work is proportional to the flows whose rates
+//! change and their links, not to the active flows or to the connected
+//! component of the event.
+//!
+//! Each flow the sweep touches carries `cap` = the lowest old level among its
+//! clean links: the rate a clean link will freeze it at unless a dirty link
+//! freezes it first. A dirty link's tentative level is a water-fill over its
+//! flows: flows the sweep froze count at their new rate, the others at
+//! min(cap, level). The link whose tentative level is lowest fills next.
+
+use super::*;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Relative tolerance for "the same level": a flow frozen within it of its
+/// old rate keeps its old rate bit for bit, so rounding noise does not
+/// spread dirt through the network.
+const SAME: f64 = 1e-12;
+
+/// What the sweep does at a level: fill a dirty link (the version guards
+/// against tentative levels computed before the link's flows changed), or
+/// check whether a flow whose old bottleneck turned dirty is still unfrozen
+/// at its old rate.
+#[derive(Clone, Copy)]
+enum Step {
+    Fill(LinkId, u32),
+    Check(u32),
+}
+
+struct Due {
+    level: f64,
+    step: Step,
+}
+
+impl Due {
+    /// Lower levels first; at one level fills before checks (a fill may
+    /// freeze the flow a check is about), then by id: deterministic.
+    fn key(&self) -> (u8, u32) {
+        match self.step {
+            Step::Fill(l, _) => (0, l),
+            Step::Check(f) => (1, f),
+        }
+    }
+}
+impl PartialEq for Due {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Due {}
+impl PartialOrd for Due {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Due {
+    /// Reversed: the max-heap pops the lowest level.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.level.total_cmp(&self.level).then_with(|| o.key().cmp(&self.key()))
+    }
+}
+
+/// A flow's state in the current sweep (valid when `stamp` is the sweep's).
+#[derive(Clone, Copy, Default)]
+struct FlowMark {
+    stamp: u32,
+    /// Frozen by a dirty link (its new rate is in `new_rate`).
+    frozen: bool,
+    /// Lowest old level among its clean links (infinite if none).
+    cap: f64,
+}
+
+/// A link's state in the current sweep (valid when `stamp` is the sweep's).
+#[derive(Clone, Copy, Default)]
+struct LinkMark {
+    stamp: u32,
+    dirty: bool,
+    /// Filled (or known to have filled before it turned dirty).
+    done: bool,
+    /// Waiting in `pending` for a new tentative level.
+    pending: bool,
+    version: u32,
+}
+
+/// Scratch space of the sweep, reused across events.
+pub(super) struct Sweep {
+    stamp: u32,
+    flows: Vec<FlowMark>,
+    links: Vec<LinkMark>,
+    heap: BinaryHeap<Due>,
+    caps: Vec<f64>,
+    /// Dirty links whose tentative level must be recomputed before the next step.
+    pending: Vec<LinkId>,
+    /// Each link's fill level under the installed rates, kept across sweeps
+    /// and forgotten when the link's flows or their rates change.
+    level: Vec<Option<f64>>,
+}
+
+impl Sweep {
+    pub(super) fn new(links: usize, flows: usize) -> Sweep {
+        Sweep {
+            stamp: 0,
+            flows: vec![FlowMark::default(); flows],
+            links: vec![LinkMark::default(); links],
+            heap: BinaryHeap::new(),
+            caps: Vec::new(),
+            pending: Vec::new(),
+            level: vec![None; links],
+        }
+    }
+
+    /// Forget the installed fill level of `links` (their flows or rates changed).
+    pub(super) fn forget_levels(&mut self, links: &[LinkId]) {
+        for &l in links {
+            self.level[l as usize] = None;
+        }
+    }
+}
+
+/// Equal within `SAME`; an infinite level equals only itself.
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= SAME * a.abs().max(b.abs()))
+}
+
+impl Engine {
+    /// Max-min fair rates after `seeds` arrived or left: the flows whose
+    /// rates change go into `component` with their rates in `new_rate`.
+    pub(super) fn fair_sweep(&mut self, seeds: &[u32]) {
+        self.sweep.stamp = self.sweep.stamp.wrapping_add(1);
+        if self.sweep.stamp == 0 {
+            // Wrapped: forget every mark rather than mistake an old one for current.
+            self.sweep.flows.iter_mut().for_each(|m| m.stamp = 0);
+            self.sweep.links.iter_mut().for_each(|m| m.stamp = 0);
+            self.sweep.stamp = 1;
+        }
+        self.sweep.heap.clear();
+        self.component.clear();
+        for &f in seeds {
+            if self.is_active(f) {
+                // An arrival: no old rate, so it deviates from the start.
+                self.mark_flow(f);
+            }
+        }
+        // The event changed these links' flows: their old levels mean
+        // nothing, so they are all dirty before any cap is taken.
+        let mut links = std::mem::take(&mut self.component_links);
+        links.clear();
+        links.extend(seeds.iter().flat_map(|&f| self.flows.path(f)));
+        links.sort_unstable();
+        links.dedup();
+        for &l in &links {
+            self.link_mark(l).dirty = true;
+        }
+        for &l in &links {
+            self.spread(l, 0.0, None);
+        }
+        self.component_links = links;
+        let mut t = 0.0;
+        loop {
+            self.evaluate_pending(t);
+            let Some(due) = self.sweep.heap.pop() else { break };
+            t = due.level;
+            self.counters.sweep_steps += 1;
+            match due.step {
+                Step::Fill(l, version) => {
+                    let mark = self.sweep.links[l as usize];
+                    if mark.version == version && !mark.done {
+                        self.fill_link(l, due.level);
+                    }
+                }
+                Step::Check(f) => self.check_unfrozen(f, due.level),
+            }
+        }
+        self.counters.refilled += self.component.len() as u64;
+    }
+
+    fn link_mark(&mut self, l: LinkId) -> &mut LinkMark {
+        let stamp = self.sweep.stamp;
+        let m = &mut self.sweep.links[l as usize];
+        if m.stamp != stamp {
+            *m = LinkMark { stamp, ..LinkMark::default() };
+        }
+        m
+    }
+
+    fn is_dirty(&self, l: LinkId) -> bool {
+        let m = &self.sweep.links[l as usize];
+        m.stamp == self.sweep.stamp && m.dirty
+    }
+
+    fn is_touched(&self, f: u32) -> bool {
+        self.sweep.flows[f as usize].stamp == self.sweep.stamp
+    }
+
+    fn is_frozen(&self, f: u32) -> bool {
+        let m = &self.sweep.flows[f as usize];
+        m.stamp == self.sweep.stamp && m.frozen
+    }
+
+    fn mark_flow(&mut self, f: u32) {
+        self.sweep.flows[f as usize] = FlowMark { stamp: self.sweep.stamp, frozen: false, cap: f64::INFINITY };
+    }
+
+    /// The level at which `l` filled in the installed allocation: its largest
+    /// rate if it is saturated, else infinite. Only asked of clean links,
+    /// whose flows and rates are the installed ones.
+    fn old_level(&mut self, l: LinkId) -> f64 {
+        if let Some(level) = self.sweep.level[l as usize] {
+            return level;
+        }
+        let (mut load, mut max) = (0.0f64, 0.0f64);
+        for &g in &self.link_flows[l as usize] {
+            let r = self.flows.rate[g as usize];
+            load += r;
+            max = max.max(r);
+        }
+        let level = if load >= self.capacity[l as usize] * (1.0 - 1e-11) { max } else { f64::INFINITY };
+        self.sweep.level[l as usize] = Some(level);
+        level
+    }
+
+    /// Lowest old level among the clean links of `f`.
+    fn clean_cap(&mut self, f: u32) -> f64 {
+        let mut cap = f64::INFINITY;
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k);
+            if !self.is_dirty(l) {
+                cap = cap.min(self.old_level(l));
+            }
+        }
+        cap
+    }
+
+    /// `l` behaves differently from level `t` on. A link that had already
+    /// filled below `t` has frozen all its flows: nothing on it can change
+    /// any more, and it stays clean.
+    fn make_dirty(&mut self, l: LinkId, t: f64) {
+        if self.is_dirty(l) {
+            return;
+        }
+        let level = self.old_level(l);
+        let below = level < t * (1.0 - SAME);
+        let mark = self.link_mark(l);
+        if below {
+            // Still clean: its old level keeps anchoring the flows it froze.
+            mark.done = true;
+            return;
+        }
+        mark.dirty = true;
+        self.spread(l, t, Some(level));
+    }
+
+    /// Dirty link `l`'s flows lose it from their caps; a flow that loses
+    /// the clean link that froze it is checked at its old rate. Every link
+    /// whose flows' caps changed, `l` included, gets a new tentative level.
+    /// `level`: `l`'s old level (`None` for the event's own links, whose
+    /// old level means nothing). A flow whose cap is below it keeps its cap
+    /// (it was not `l`'s to give); an untouched flow's cap is its old rate,
+    /// the lowest old level on its path, all of whose other links are
+    /// clean (a dirty one would have touched it).
+    fn spread(&mut self, l: LinkId, t: f64, level: Option<f64>) {
+        for k in 0..self.link_flows[l as usize].len() {
+            let g = self.link_flows[l as usize][k];
+            if self.is_frozen(g) {
+                continue;
+            }
+            let fresh = !self.is_touched(g);
+            let old = self.flows.rate[g as usize];
+            let before = if fresh { old } else { self.sweep.flows[g as usize].cap };
+            if fresh {
+                self.mark_flow(g);
+            }
+            if level.is_some_and(|level| level > before * (1.0 + SAME)) {
+                self.sweep.flows[g as usize].cap = before;
+                continue;
+            }
+            let cap = self.clean_cap(g);
+            self.sweep.flows[g as usize].cap = cap;
+            if !same(cap, before) {
+                // Not yet past its old rate (the check of a released flow
+                // runs just above it): check it there.
+                if !same(cap, old) && old >= t * (1.0 - 4.0 * SAME) {
+                    // Just above the old rate: a fill within rounding of
+                    // it (the flow keeps its rate) goes first.
+                    let level = (old * (1.0 + 2.0 * SAME)).max(t);
+                    self.sweep.heap.push(Due { level, step: Step::Check(g) });
+                }
+                self.reevaluate_links_of(g);
+            }
+        }
+        self.reevaluate(l);
+    }
+
+    /// Ask for a new tentative level of `l` if it is dirty and unfilled.
+    fn reevaluate(&mut self, l: LinkId) {
+        let m = self.link_mark(l);
+        if m.dirty && !m.done && !m.pending {
+            m.pending = true;
+            self.sweep.pending.push(l);
+        }
+    }
+
+    fn reevaluate_links_of(&mut self, f: u32) {
+        for k in self.flows.path_range(f) {
+            self.reevaluate(self.flows.link_at(k));
+        }
+    }
+
+    /// New tentative levels for the links whose flows changed at level `t`:
+    /// once per link however many of its flows changed.
+    fn evaluate_pending(&mut self, t: f64) {
+        while let Some(l) = self.sweep.pending.pop() {
+            self.sweep.links[l as usize].pending = false;
+            if !self.sweep.links[l as usize].done {
+                self.evaluate(l, t);
+            }
+        }
+    }
+
+    /// Tentative fill level of dirty link `l`, no lower than the sweep's
+    /// level `t`: water-fill over its capacity, flows frozen by the sweep at
+    /// their new rates, the others at min(cap, level).
+    fn evaluate(&mut self, l: LinkId, t: f64) {
+        let mut rest = self.capacity[l as usize];
+        let mut caps = std::mem::take(&mut self.sweep.caps);
+        caps.clear();
+        for &g in &self.link_flows[l as usize] {
+            if self.is_frozen(g) {
+                rest -= self.new_rate[g as usize];
+            } else {
+                caps.push(self.sweep.flows[g as usize].cap);
+            }
+        }
+        caps.sort_unstable_by(f64::total_cmp);
+        let mut level = f64::INFINITY;
+        let mut unfrozen = caps.len();
+        for &c in &caps {
+            let share = rest / unfrozen as f64;
+            if c >= share {
+                level = share;
+                break;
+            }
+            rest -= c;
+            unfrozen -= 1;
+        }
+        self.sweep.caps = caps;
+        let mark = self.link_mark(l);
+        mark.version = mark.version.wrapping_add(1);
+        let version = mark.version;
+        if level.is_finite() {
+            self.sweep.heap.push(Due { level: level.max(t), step: Step::Fill(l, version) });
+        }
+    }
+
+    /// Dirty link `l` fills at `level`: it freezes its unfrozen flows whose
+    /// cap is not below the level (a lower cap is a clean link that freezes
+    /// the flow at its old rate first). A flow frozen at a new rate makes
+    /// its clean links dirty; its dirty links see the new rate.
+    fn fill_link(&mut self, l: LinkId, level: f64) {
+        self.link_mark(l).done = true;
+        for k in 0..self.link_flows[l as usize].len() {
+            let g = self.link_flows[l as usize][k];
+            let mark = self.sweep.flows[g as usize];
+            if mark.frozen || mark.cap < level * (1.0 - SAME) {
+                continue;
+            }
+            let old = self.flows.rate[g as usize];
+            let kept = same(level, old);
+            self.new_rate[g as usize] = if kept { old } else { level };
+            self.sweep.flows[g as usize].frozen = true;
+            self.component.push(g);
+            for k in self.flows.path_range(g) {
+                let m = self.flows.link_at(k);
+                if !self.is_dirty(m) {
+                    if !kept {
+                        self.make_dirty(m, level);
+                    }
+                } else {
+                    self.reevaluate(m);
+                }
+            }
+        }
+    }
+
+    /// The sweep reached the old rate of `f`, whose old bottleneck turned
+    /// dirty. If no link froze it there, it will get a higher rate: its
+    /// clean links behave differently from here on.
+    fn check_unfrozen(&mut self, f: u32, level: f64) {
+        let mark = self.sweep.flows[f as usize];
+        if mark.frozen || mark.cap <= level {
+            return;
+        }
+        self.counters.released += 1;
+        for k in self.flows.path_range(f) {
+            let m = self.flows.link_at(k);
+            self.make_dirty(m, level);
+        }
+    }
+}
