@@ -58,45 +58,46 @@ impl<E: Copy> Agenda<E> {
 /// At most one pending time per key `0..n`, earliest first: an indexed
 /// binary min-heap (setting a key's time moves its one entry; nothing goes
 /// stale), ties by key. Flow completions (one per active flow, however
-/// often its rate changes) and the kinetic order's per-link crossing checks.
-pub struct Timers {
-    heap: Vec<(u64, u32)>,
+/// often its rate changes), the kinetic order's per-link crossing checks,
+/// and the max-min sweep's link fills and flow checks (`T` = a level).
+pub struct Timers<T = Time> {
+    heap: Vec<(T, u32)>,
     /// Index of each key's entry in `heap`, `u32::MAX` when it has none.
     at: Vec<u32>,
 }
 
-impl Timers {
-    pub fn new(n: usize) -> Timers {
+impl<T: Copy + Ord> Timers<T> {
+    pub fn new(n: usize) -> Timers<T> {
         Timers { heap: Vec::new(), at: vec![u32::MAX; n] }
     }
 
     /// Set `key`'s time (`None`: no pending time).
-    pub fn set(&mut self, key: u32, time: Option<Time>) {
+    pub fn set(&mut self, key: u32, time: Option<T>) {
         let i = self.at[key as usize];
         match (time, i == u32::MAX) {
             (None, true) => {}
             (None, false) => self.remove_at(i as usize),
             (Some(t), true) => {
-                self.heap.push((t.0, key));
+                self.heap.push((t, key));
                 self.at[key as usize] = self.heap.len() as u32 - 1;
                 self.up(self.heap.len() - 1);
             }
             (Some(t), false) => {
-                self.heap[i as usize].0 = t.0;
+                self.heap[i as usize].0 = t;
                 let i = self.up(i as usize);
                 self.down(i);
             }
         }
     }
 
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|&(t, _)| Time(t))
+    pub fn peek_time(&self) -> Option<T> {
+        self.heap.first().map(|&(t, _)| t)
     }
 
     /// Remove and return a key whose time is at or before `now`.
-    pub fn pop_due(&mut self, now: Time) -> Option<u32> {
+    pub fn pop_due(&mut self, now: T) -> Option<u32> {
         let &(t, key) = self.heap.first()?;
-        if t > now.0 {
+        if t > now {
             return None;
         }
         self.remove_at(0);
@@ -155,7 +156,7 @@ mod tests {
 
     #[test]
     fn timers_pop_the_latest_time_set_per_key_in_order() {
-        let mut t = Timers::new(6);
+        let mut t: Timers = Timers::new(6);
         for (key, at) in [(0, 50), (1, 10), (2, 40), (3, 30), (4, 20)] {
             t.set(key, Some(Time(at)));
         }

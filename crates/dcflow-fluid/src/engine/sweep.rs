@@ -26,54 +26,24 @@
 //! min(cap, level). The link whose tentative level is lowest fills next.
 
 use super::*;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Relative tolerance for "the same level": a flow frozen within it of its
 /// old rate keeps its old rate bit for bit, so rounding noise does not
 /// spread dirt through the network.
 const SAME: f64 = 1e-12;
 
-/// What the sweep does at a level: fill a dirty link (the version guards
-/// against tentative levels computed before the link's flows changed), or
-/// check whether a flow whose old bottleneck turned dirty is still unfrozen
-/// at its old rate.
-#[derive(Clone, Copy)]
-enum Step {
-    Fill(LinkId, u32),
-    Check(u32),
-}
+/// A sweep level as a heap key: the bit pattern of a non-negative float
+/// orders as the float does.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Level(u64);
 
-struct Due {
-    level: f64,
-    step: Step,
-}
-
-impl Due {
-    /// Lower levels first; at one level fills before checks (a fill may
-    /// freeze the flow a check is about), then by id: deterministic.
-    fn key(&self) -> (u8, u32) {
-        match self.step {
-            Step::Fill(l, _) => (0, l),
-            Step::Check(f) => (1, f),
-        }
+impl Level {
+    fn of(level: f64) -> Level {
+        debug_assert!(level >= 0.0);
+        Level(level.to_bits())
     }
-}
-impl PartialEq for Due {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Due {}
-impl PartialOrd for Due {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Due {
-    /// Reversed: the max-heap pops the lowest level.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.level.total_cmp(&self.level).then_with(|| o.key().cmp(&self.key()))
+    fn value(self) -> f64 {
+        f64::from_bits(self.0)
     }
 }
 
@@ -81,9 +51,11 @@ impl Ord for Due {
 #[derive(Clone, Copy, Default)]
 struct FlowMark {
     stamp: u32,
-    /// Frozen by a dirty link (its new rate is in `new_rate`).
+    /// Frozen by a dirty link.
     frozen: bool,
-    /// Lowest old level among its clean links (infinite if none).
+    /// Unfrozen: the lowest old level among its clean links (infinite if
+    /// none). Frozen: its new rate (also in the engine's `new_rate`), kept
+    /// here so that a link's evaluation reads one record per flow.
     cap: f64,
 }
 
@@ -96,7 +68,6 @@ struct LinkMark {
     done: bool,
     /// Waiting in `pending` for a new tentative level.
     pending: bool,
-    version: u32,
 }
 
 /// Scratch space of the sweep, reused across events.
@@ -104,7 +75,11 @@ pub(super) struct Sweep {
     stamp: u32,
     flows: Vec<FlowMark>,
     links: Vec<LinkMark>,
-    heap: BinaryHeap<Due>,
+    /// Tentative fill level of each dirty link; the level at which each
+    /// flow whose old bottleneck turned dirty is checked. At one level,
+    /// fills go first (a fill may freeze the flow a check is about).
+    fills: Timers<Level>,
+    checks: Timers<Level>,
     caps: Vec<f64>,
     /// Dirty links whose tentative level must be recomputed before the next step.
     pending: Vec<LinkId>,
@@ -119,7 +94,8 @@ impl Sweep {
             stamp: 0,
             flows: vec![FlowMark::default(); flows],
             links: vec![LinkMark::default(); links],
-            heap: BinaryHeap::new(),
+            fills: Timers::new(links),
+            checks: Timers::new(flows),
             caps: Vec::new(),
             pending: Vec::new(),
             level: vec![None; links],
@@ -150,7 +126,6 @@ impl Engine {
             self.sweep.links.iter_mut().for_each(|m| m.stamp = 0);
             self.sweep.stamp = 1;
         }
-        self.sweep.heap.clear();
         self.component.clear();
         for &f in seeds {
             if self.is_active(f) {
@@ -175,20 +150,26 @@ impl Engine {
         let mut t = 0.0;
         loop {
             self.evaluate_pending(t);
-            let Some(due) = self.sweep.heap.pop() else { break };
-            t = due.level;
+            let (fill, check) = (self.sweep.fills.peek_time(), self.sweep.checks.peek_time());
             self.counters.sweep_steps += 1;
-            match due.step {
-                Step::Fill(l, version) => {
-                    let mark = self.sweep.links[l as usize];
-                    if mark.version == version && !mark.done {
-                        self.fill_link(l, due.level);
-                    }
+            match (fill, check) {
+                (None, None) => break,
+                (Some(level), None) => self.fill_next(level, &mut t),
+                (Some(level), Some(c)) if level <= c => self.fill_next(level, &mut t),
+                (_, Some(level)) => {
+                    t = level.value();
+                    let f = self.sweep.checks.pop_due(level).expect("peeked");
+                    self.check_unfrozen(f, t);
                 }
-                Step::Check(f) => self.check_unfrozen(f, due.level),
             }
         }
         self.counters.refilled += self.component.len() as u64;
+    }
+
+    fn fill_next(&mut self, level: Level, t: &mut f64) {
+        *t = level.value();
+        let l = self.sweep.fills.pop_due(level).expect("peeked");
+        self.fill_link(l, *t);
     }
 
     fn link_mark(&mut self, l: LinkId) -> &mut LinkMark {
@@ -300,7 +281,7 @@ impl Engine {
                     // Just above the old rate: a fill within rounding of
                     // it (the flow keeps its rate) goes first.
                     let level = (old * (1.0 + 2.0 * SAME)).max(t);
-                    self.sweep.heap.push(Due { level, step: Step::Check(g) });
+                    self.sweep.checks.set(g, Some(Level::of(level)));
                 }
                 self.reevaluate_links_of(g);
             }
@@ -342,10 +323,11 @@ impl Engine {
         let mut caps = std::mem::take(&mut self.sweep.caps);
         caps.clear();
         for &g in &self.link_flows[l as usize] {
-            if self.is_frozen(g) {
-                rest -= self.new_rate[g as usize];
+            let mark = &self.sweep.flows[g as usize];
+            if mark.stamp == self.sweep.stamp && mark.frozen {
+                rest -= mark.cap;
             } else {
-                caps.push(self.sweep.flows[g as usize].cap);
+                caps.push(mark.cap);
             }
         }
         caps.sort_unstable_by(f64::total_cmp);
@@ -361,12 +343,7 @@ impl Engine {
             unfrozen -= 1;
         }
         self.sweep.caps = caps;
-        let mark = self.link_mark(l);
-        mark.version = mark.version.wrapping_add(1);
-        let version = mark.version;
-        if level.is_finite() {
-            self.sweep.heap.push(Due { level: level.max(t), step: Step::Fill(l, version) });
-        }
+        self.sweep.fills.set(l, level.is_finite().then(|| Level::of(level.max(t))));
     }
 
     /// Dirty link `l` fills at `level`: it freezes its unfrozen flows whose
@@ -383,8 +360,9 @@ impl Engine {
             }
             let old = self.flows.rate[g as usize];
             let kept = same(level, old);
-            self.new_rate[g as usize] = if kept { old } else { level };
-            self.sweep.flows[g as usize].frozen = true;
+            let rate = if kept { old } else { level };
+            self.new_rate[g as usize] = rate;
+            self.sweep.flows[g as usize] = FlowMark { stamp: mark.stamp, frozen: true, cap: rate };
             self.component.push(g);
             for k in self.flows.path_range(g) {
                 let m = self.flows.link_at(k);
