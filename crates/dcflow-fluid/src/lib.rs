@@ -170,6 +170,21 @@ mod incremental_tests {
         assert!(crossings > 0);
     }
 
+    /// Deep cascades: long runs build up many long-lived flows sharing
+    /// saturated links. The k = 4 fat-tree run (seed 2) caught two sweep
+    /// bugs that the 400-flow runs above did not.
+    #[test]
+    fn fair_sweep_equals_from_scratch_on_long_runs() {
+        let mut released = 0;
+        for (topology, seed, load) in [(TOPOLOGIES[0], 2, 0.6), (TOPOLOGIES[1], 1, 1.0)] {
+            let s = scenario(topology, "\"fair\"", 3000, load, seed, false);
+            let (out, c) = run_with(&s, true).unwrap();
+            assert_eq!(out.summary.flows_completed, 3000, "{topology} seed {seed}");
+            released += c.released;
+        }
+        assert!(released > 10_000, "{released}");
+    }
+
     #[test]
     fn incremental_keeps_early_termination_exact() {
         let s = scenario(TOPOLOGIES[0], "\"edf\"\nearly_termination = true", 150, 0.9, 7, true);

@@ -151,25 +151,25 @@ impl Engine {
         loop {
             self.evaluate_pending(t);
             let (fill, check) = (self.sweep.fills.peek_time(), self.sweep.checks.peek_time());
-            self.counters.sweep_steps += 1;
-            match (fill, check) {
+            let fill_first = match (fill, check) {
                 (None, None) => break,
-                (Some(level), None) => self.fill_next(level, &mut t),
-                (Some(level), Some(c)) if level <= c => self.fill_next(level, &mut t),
-                (_, Some(level)) => {
-                    t = level.value();
-                    let f = self.sweep.checks.pop_due(level).expect("peeked");
-                    self.check_unfrozen(f, t);
-                }
+                (Some(f), Some(c)) => f <= c,
+                (f, _) => f.is_some(),
+            };
+            self.counters.sweep_steps += 1;
+            if fill_first {
+                let level = fill.expect("a fill is due");
+                t = level.value();
+                let l = self.sweep.fills.pop_due(level).expect("peeked");
+                self.fill_link(l, t);
+            } else {
+                let level = check.expect("a check is due");
+                t = level.value();
+                let f = self.sweep.checks.pop_due(level).expect("peeked");
+                self.check_unfrozen(f, t);
             }
         }
         self.counters.refilled += self.component.len() as u64;
-    }
-
-    fn fill_next(&mut self, level: Level, t: &mut f64) {
-        *t = level.value();
-        let l = self.sweep.fills.pop_due(level).expect("peeked");
-        self.fill_link(l, *t);
     }
 
     fn link_mark(&mut self, l: LinkId) -> &mut LinkMark {
