@@ -271,7 +271,7 @@ mod tests {
             let t = now + x % spread[(x >> 40) as usize % spread.len()];
             q.push(Time(t), i);
             reference.insert((t, i));
-            if x % 3 != 0 {
+            if !x.is_multiple_of(3) {
                 let expected = reference.pop_first().unwrap();
                 assert_eq!(q.pop(), Some((Time(expected.0), expected.1)));
                 now = expected.0;

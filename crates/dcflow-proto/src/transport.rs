@@ -8,7 +8,7 @@ use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
 use crate::rate::{ExplicitRateConfig, RateSender};
 use crate::rate_alloc::RateAllocator;
-use crate::tcp::{DctcpConfig, TcpConfig, TcpSender};
+use crate::tcp::{D2tcpConfig, DctcpConfig, LpdConfig, TcpConfig, TcpSender};
 use dcflow_core::{ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +20,11 @@ pub enum ProtocolConfig {
     Tcp(TcpConfig),
     /// DCTCP (Alizadeh et al., SIGCOMM'10): switches mark above K (topology.ecn_threshold).
     Dctcp(DctcpConfig),
+    /// D2TCP (Vamanan et al., SIGCOMM'12, as papers/004 §II describes it):
+    /// window cut by alpha^d / 2 with deadline imminence d.
+    D2tcp(D2tcpConfig),
+    /// LPD (papers/004 §IV, §VI): variants d (lpd), t, e, mld, s.
+    Lpd(LpdConfig),
     /// RCP_dc: D3 without deadlines (D3 §6.1, PDQ §5.1).
     Rcp(ExplicitRateConfig),
     /// D3 (Wilson et al., SIGCOMM'11).
@@ -94,6 +99,8 @@ impl ProtocolConfig {
         match self {
             ProtocolConfig::Tcp(_) => "tcp",
             ProtocolConfig::Dctcp(_) => "dctcp",
+            ProtocolConfig::D2tcp(_) => "d2tcp",
+            ProtocolConfig::Lpd(_) => "lpd",
             ProtocolConfig::Rcp(_) => "rcp",
             ProtocolConfig::D3(_) => "d3",
             ProtocolConfig::Pfabric(_) => "pfabric",
@@ -131,6 +138,8 @@ impl ProtocolConfig {
         match self {
             ProtocolConfig::Tcp(c) => c.validate(),
             ProtocolConfig::Dctcp(c) => c.validate(),
+            ProtocolConfig::D2tcp(c) => c.validate(),
+            ProtocolConfig::Lpd(c) => c.validate(),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
             ProtocolConfig::Pfabric(c) => c.validate(),
             ProtocolConfig::Pdq(c) => c.validate(),
@@ -142,7 +151,7 @@ impl ProtocolConfig {
     pub fn default_queue(&self) -> QueueNeed {
         match self {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
-            ProtocolConfig::Dctcp(_) => QueueNeed::Ecn,
+            ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) => QueueNeed::Ecn,
             _ => QueueNeed::DropTail,
         }
     }
@@ -151,6 +160,8 @@ impl ProtocolConfig {
         match self {
             ProtocolConfig::Tcp(c) => Sender::Tcp(TcpSender::new(info, c)),
             ProtocolConfig::Dctcp(c) => Sender::Tcp(TcpSender::dctcp(info, c)),
+            ProtocolConfig::D2tcp(c) => Sender::Tcp(TcpSender::d2tcp(info, c)),
+            ProtocolConfig::Lpd(c) => Sender::Tcp(TcpSender::lpd(info, c)),
             ProtocolConfig::Rcp(c) => Sender::Rate(RateSender::new(info, c, false)),
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),

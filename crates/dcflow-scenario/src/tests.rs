@@ -37,6 +37,24 @@ fn wrong_units_name_the_key_and_the_units() {
     assert_eq!(e.key, "topology.prop_delay");
 }
 
+/// `lpd` takes DCTCP's keys through serde's `flatten`, which does not refuse
+/// unknown keys by itself: the check names the key and the allowed ones.
+#[test]
+fn lpd_refuses_unknown_keys_and_variants() {
+    let e = err("[protocol]\nname = \"lpd\"\nt_mx = \"80ms\"\n");
+    assert_eq!(e.key, "protocol.t_mx");
+    assert!(e.message.contains("t_max") && e.message.contains("alpha_init"), "{e}");
+    let e = err("[protocol]\nname = \"lpd\"\nvariant = \"q\"\n");
+    assert!(e.message.contains("mld"), "{e}");
+    // D2TCP has DCTCP's keys and the range of d only.
+    let e = err("[protocol]\nname = \"d2tcp\"\nt_max = \"80ms\"\n");
+    assert!(e.key == "protocol.t_max" && e.message.contains("d_max"), "{e}");
+    assert_eq!(err("[protocol]\nname = \"d2tcp\"\nd_max = 0.1\n").key, "protocol.d_max");
+    // Valid LPD keys, DCTCP's included, resolve and print back.
+    let s = Scenario::from_toml("[protocol]\nname = \"lpd\"\nvariant = \"t\"\ng = 0.5\n").unwrap();
+    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+}
+
 #[test]
 fn unknown_protocol_lists_the_protocols() {
     let e = err("[protocol]\nname = \"quic\"\n");

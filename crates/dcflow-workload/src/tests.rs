@@ -329,7 +329,7 @@ fn background_flows_join_a_generated_pattern() {
     let ctx = Context { hosts: 4, host_link_rate: Rate::gbps(1), hosts_per_rack: None };
     let agg = cfg("pattern = \"aggregation\"\nflows = 3\nstart = \"5ms\"");
     let long = ExplicitFlow { src: 1, dst: 0, size: Bytes(50_000_000), start: Dur::ZERO, deadline: None };
-    let flows = generate(&agg, &[long.clone()], &ctx, 1).unwrap();
+    let flows = generate(&agg, std::slice::from_ref(&long), &ctx, 1).unwrap();
     assert_eq!(flows.len(), 4);
     assert_eq!((flows[0].src, flows[0].dst, flows[0].size), (long.src, long.dst, long.size));
     assert_eq!(flows[0].start, Time::ZERO, "the background flow starts first and gets id 0");

@@ -29,6 +29,7 @@ D2TCP = Series("D2TCP", {"protocol": {"name": "d2tcp"}}, "d2tcp")
 L2DCT = Series("L2DCT", {"protocol": {"name": "l2dct"}}, "l2dct")
 PFABRIC = Series("pFabric", {"protocol": {"name": "pfabric"}}, "pfabric")
 LPD_S = Series("LPD-s", {"protocol": {"name": "lpd", "variant": "s"}}, "lpd")
+LPD_D = Series("LPD", {"protocol": {"name": "lpd", "variant": "d"}}, "lpd")
 
 
 def fluid(label: str, discipline: str) -> Series:

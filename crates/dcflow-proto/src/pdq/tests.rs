@@ -138,7 +138,7 @@ fn alg2_early_start_budget_is_k() {
     // one counts (X = 1.8 < 2 admits it, X = 2.7 afterwards), a fourth would not.
     let mut s2 = switch(params(2.0, None, 0.0));
     for f in 1..=4 {
-        s2.insert_entry(entry(f, 90 + f as u64, C / 2, NOBODY));
+        s2.insert_entry(entry(f, 90 + f, C / 2, NOBODY));
     }
     s2.insert_entry(entry(9, 8000, 0, ME));
     assert_eq!(s2.availbw(4), (C / 2) as f64, "only the 4th nearly-completed flow is counted");
@@ -420,7 +420,7 @@ fn mpdq_splits_shifts_from_paused_to_least_loaded_and_completes() {
     let mut t = t3;
     let mut acked = 1920;
     while acked < 28_800 {
-        t = t + Dur::us(20);
+        t += Dur::us(20);
         let sent: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(t)).collect();
         if sent.is_empty() {
             s.handle_timeout(t);

@@ -1,5 +1,10 @@
-//! The congestion-control variants: per-ACK bookkeeping and the
-//! window-decrease hook; loss recovery lives in the sender.
+//! The congestion-control variants: per-ACK bookkeeping, the congestion-
+//! avoidance increase and the window-decrease hook; loss recovery lives in
+//! the sender. DCTCP, D2TCP and LPD share DCTCP's estimate of the marked
+//! fraction (alpha) and differ only in how the window follows it.
+
+use super::config::{ImminenceRange, LpdVariant};
+use dcflow_core::{Dur, Time};
 
 /// A congestion signal handed to the window-decrease hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,18 +37,115 @@ impl DctcpState {
     }
 }
 
-/// Congestion-control choice: a closed enum (DESIGN.md rule 3). Add D2TCP /
-/// L2DCT as variants: they need only `on_ack` (state) and `ssthresh_after`.
+/// LPD's parameters (papers/004 §IV): the variant and the upper bounds
+/// that normalise a flow's deadline span t and size s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LpdRule {
+    pub variant: LpdVariant,
+    pub t_max: Dur,
+    pub s_max: u64,
+    pub imminence: ImminenceRange,
+}
+
+/// What a window rule may look at besides alpha: the flow and its progress.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowProgress {
+    pub now: Time,
+    pub start: Time,
+    pub deadline: Option<Time>,
+    /// Flow size and payload bytes not yet acknowledged.
+    pub size: u64,
+    pub remaining: u64,
+    pub cwnd: u64,
+    /// Smoothed RTT (the path's base RTT before the first sample).
+    pub rtt: Dur,
+}
+
+/// D2TCP's deadline imminence factor d = Tc / D (papers/004 §II: "T is the
+/// time needed for a flow to complete its transmitting under a
+/// deadline-agnostic manner, while D is the time remaining until its
+/// deadline"). Tc = B / (3/4 W / RTT): the remaining bytes at the average
+/// window of DCTCP's sawtooth. d is kept in `range` (past the deadline: its
+/// top) and a flow without a deadline has d = 1 (it behaves as DCTCP) —
+/// both from D2TCP's own paper, which is not in papers/ (docs/fidelity.md
+/// "LPD paper").
+pub fn imminence(p: &FlowProgress, range: ImminenceRange) -> f64 {
+    let Some(deadline) = p.deadline else { return 1.0 };
+    if deadline <= p.now {
+        return range.d_max;
+    }
+    let left = deadline.since(p.now).as_secs_f64();
+    let tc = p.remaining as f64 * p.rtt.as_secs_f64() / (0.75 * p.cwnd.max(1) as f64);
+    (tc / left).clamp(range.d_min, range.d_max)
+}
+
+impl LpdRule {
+    /// The penalty f of papers/004 eq. (2), in [0, 1]: the window grows by
+    /// 1 - f MSS per RTT without congestion and shrinks to w (1 - f) with
+    /// it. Each variant is one choice of f (see [`LpdVariant`]).
+    pub fn penalty(&self, alpha: f64, p: &FlowProgress) -> f64 {
+        let t_max = self.t_max.as_secs_f64();
+        // §IV-A: "For flows without deadlines, t is simply set to t_max";
+        // §IV-C: s_max "is an upper bound for truncating a large s".
+        let t = p.deadline.map_or(t_max, |d| d.since(p.start).as_secs_f64()).min(t_max);
+        let s = p.size.min(self.s_max) as f64 / self.s_max as f64;
+        let f = match self.variant {
+            LpdVariant::D => alpha / imminence(p, self.imminence),
+            LpdVariant::T => alpha * t / t_max,
+            LpdVariant::E => alpha * t / t_max * s,
+            LpdVariant::Mld => mld(alpha, imminence(p, self.imminence)),
+            LpdVariant::S => alpha * s,
+        };
+        f.clamp(0.0, 1.0)
+    }
+}
+
+/// MLD (papers/004 §VI): f = (2 - d)^alpha for d < 1, alpha for d = 1,
+/// alpha (2 - d) / (2d - alpha) for d > 1, with D2TCP's imminence d.
+fn mld(alpha: f64, d: f64) -> f64 {
+    if d < 1.0 {
+        (2.0 - d).powf(alpha)
+    } else if d == 1.0 {
+        alpha
+    } else {
+        alpha * (2.0 - d) / (2.0 * d - alpha)
+    }
+}
+
+/// Congestion-control choice: a closed enum (DESIGN.md rule 3). A variant
+/// needs only `on_ack` (state), `increase` and `ssthresh_after`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cc {
     NewReno,
     Dctcp(DctcpState),
+    /// D2TCP: DCTCP with the gamma-corrected penalty p = alpha^d.
+    D2tcp(DctcpState, ImminenceRange),
+    /// LPD: load-proportional differentiation, f proportional to alpha.
+    Lpd(DctcpState, LpdRule),
 }
 
 impl Cc {
     /// Whether data packets should be ECN-capable and ECN-Echo acted on.
     pub fn ecn_capable(&self) -> bool {
-        matches!(self, Cc::Dctcp(_))
+        !matches!(self, Cc::NewReno)
+    }
+
+    /// DCTCP's marked-fraction estimate, for the ECN-driven variants.
+    pub fn alpha(&self) -> Option<f64> {
+        match self {
+            Cc::NewReno => None,
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, _) => Some(d.alpha),
+        }
+    }
+
+    /// Bytes added to the window for every window of data acknowledged in
+    /// congestion avoidance: one MSS (RFC 5681 §3.1), or 1 - f MSS under
+    /// LPD (papers/004 eq. 2, "without congestion").
+    pub(super) fn increase(&self, mss: u64, p: &FlowProgress) -> u64 {
+        match self {
+            Cc::Lpd(d, rule) => ((1.0 - rule.penalty(d.alpha, p)) * mss as f64).round() as u64,
+            _ => mss,
+        }
     }
 
     /// Per-ACK bookkeeping. `bytes` is the payload of the data packet this ACK
@@ -52,7 +154,7 @@ impl Cc {
     pub(super) fn on_ack(&mut self, bytes: u64, ecn_echo: bool, snd_una: u64, snd_max: u64) {
         match self {
             Cc::NewReno => {}
-            Cc::Dctcp(d) => {
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, _) => {
                 // DCTCP §3.1: "the sender maintains an estimate of the fraction of
                 // packets that are marked, called alpha, which is updated once
                 // for every window of data (roughly one RTT)".
@@ -72,21 +174,88 @@ impl Cc {
     }
 
     /// **The window-decrease hook**: the new ssthresh in bytes after `signal`,
-    /// given the current window and the bytes in flight.
-    pub(super) fn ssthresh_after(&self, signal: Signal, cwnd: u64, flight: u64, mss: u64) -> u64 {
+    /// given the bytes in flight and the flow's progress (window included).
+    pub(super) fn ssthresh_after(&self, signal: Signal, flight: u64, mss: u64, p: &FlowProgress) -> u64 {
+        let cut = |fraction: f64| ((p.cwnd as f64 * (1.0 - fraction)) as u64).max(2 * mss);
         match (self, signal) {
             // RFC 5681 eq. (4), RFC 6582 §3.2 step 2: max(FlightSize / 2, 2 SMSS).
-            // DCTCP reacts to loss like TCP (DCTCP §3.1).
+            // The ECN variants react to loss like TCP (DCTCP §3.1).
             (_, Signal::DupAcks | Signal::Timeout) => (flight / 2).max(2 * mss),
             // NewReno is not ECN-capable: ECN-Echo never reaches here.
-            (Cc::NewReno, Signal::Ecn) => cwnd,
+            (Cc::NewReno, Signal::Ecn) => p.cwnd,
             // DCTCP §3.1 eq. (2): cwnd <- cwnd (1 - alpha/2); floor of 2 MSS as
-            // Linux's dctcp_ssthresh.
-            (Cc::Dctcp(d), Signal::Ecn) => {
-                let w = (cwnd as f64 * (1.0 - d.alpha / 2.0)) as u64;
-                w.max(2 * mss)
-            }
+            // Linux's dctcp_ssthresh (all ECN variants).
+            (Cc::Dctcp(d), Signal::Ecn) => cut(d.alpha / 2.0),
+            // D2TCP (papers/004 §II): w <- w (1 - alpha^d / 2).
+            (Cc::D2tcp(d, range), Signal::Ecn) => cut(d.alpha.powf(imminence(p, *range)) / 2.0),
+            // LPD (papers/004 eq. 2): w <- w (1 - f) "with congestion".
+            (Cc::Lpd(d, rule), Signal::Ecn) => cut(rule.penalty(d.alpha, p)),
         }
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(deadline_ms: Option<u64>, size: u64) -> FlowProgress {
+        FlowProgress {
+            now: Time::ZERO,
+            start: Time::ZERO,
+            deadline: deadline_ms.map(|ms| Time::ZERO + Dur::ms(ms)),
+            size,
+            remaining: size,
+            cwnd: 10_000,
+            rtt: Dur::us(100),
+        }
+    }
+
+    fn imminence_of(p: &FlowProgress) -> f64 {
+        imminence(p, ImminenceRange::default())
+    }
+
+    fn rule(variant: LpdVariant) -> LpdRule {
+        LpdRule { variant, t_max: Dur::ms(80), s_max: 200_000, imminence: ImminenceRange::default() }
+    }
+
+    /// Tc = 75,000 B / (0.75 x 10,000 B per 100 us) = 1 ms.
+    #[test]
+    fn imminence_is_time_needed_over_time_left_within_half_and_two() {
+        assert_eq!(imminence_of(&progress(None, 75_000)), 1.0);
+        assert!((imminence_of(&progress(Some(1), 75_000)) - 1.0).abs() < 1e-9);
+        assert_eq!(imminence_of(&progress(Some(4), 75_000)), 0.5); // 0.25, kept at 0.5
+        assert_eq!(imminence_of(&progress(Some(0), 75_000)), 2.0); // past its deadline
+    }
+
+    /// Eq. (3) and (4) with t = 20 ms, t_max = 80 ms, s = 100 KB, s_max = 200 KB.
+    #[test]
+    fn lpd_penalties_follow_the_paper_formulas() {
+        let (a, p) = (0.5, progress(Some(20), 100_000));
+        assert!((rule(LpdVariant::T).penalty(a, &p) - 0.125).abs() < 1e-12);
+        assert!((rule(LpdVariant::E).penalty(a, &p) - 0.0625).abs() < 1e-12);
+        assert!((rule(LpdVariant::S).penalty(a, &p) - 0.25).abs() < 1e-12);
+        // No deadline: t = t_max; a size above s_max is truncated to it.
+        assert!((rule(LpdVariant::E).penalty(a, &progress(None, 900_000)) - 0.5).abs() < 1e-12);
+        // LPD with D2TCP's d (here 1): f = alpha; MLD at d = 1: alpha.
+        let p1 = progress(Some(1), 75_000);
+        assert!((rule(LpdVariant::D).penalty(a, &p1) - 0.5).abs() < 1e-9);
+        assert!((rule(LpdVariant::Mld).penalty(a, &p1) - 0.5).abs() < 1e-6);
+    }
+
+    /// Proposition 1: LPD respects PI (a more imminent flow, smaller t, is
+    /// penalised less) and PD (the gap between two flows' penalties grows
+    /// with the load alpha); D2TCP's alpha^d gap shrinks at heavy load
+    /// (§III-B: pd(0.6) < pd(0.4), pd(0.9) < pd(0.6) for d = 0.4 vs 0.6).
+    #[test]
+    fn lpd_differentiates_more_under_more_load_and_d2tcp_less() {
+        let lpd_t = rule(LpdVariant::T);
+        let (tight, lax) = (progress(Some(20), 50_000), progress(Some(40), 50_000));
+        let gap = |a: f64| lpd_t.penalty(a, &lax) - lpd_t.penalty(a, &tight);
+        assert!(gap(0.2) > 0.0);
+        assert!(gap(0.6) > gap(0.2) && gap(0.9) > gap(0.6));
+        let d2tcp_gap = |a: f64| a.powf(0.4) - a.powf(0.6);
+        assert!((d2tcp_gap(0.4) - 0.116).abs() < 5e-4);
+        assert!(d2tcp_gap(0.9) < d2tcp_gap(0.6) && d2tcp_gap(0.6) < d2tcp_gap(0.4));
+    }
+}

@@ -1,7 +1,9 @@
-//! `[protocol]` options of `tcp` and `dctcp`.
+//! `[protocol]` options of `tcp`, `dctcp` (and `d2tcp`) and `lpd`.
 
-use dcflow_core::{ensure, ConfigError, Dur};
+use dcflow_core::{ensure, Bytes, ConfigError, Dur};
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Upper bound of the backed-off RTO (RFC 6298 §2.5: "a maximum value MAY be
 /// placed on RTO provided it is at least 60 seconds").
@@ -131,5 +133,117 @@ impl DctcpConfig {
         self.tcp().validate()?;
         ensure(self.g > 0.0 && self.g <= 1.0, "g", "must be in (0, 1]")?;
         ensure((0.0..=1.0).contains(&self.alpha_init), "alpha_init", "must be in [0, 1]")
+    }
+}
+
+/// LPD's variants (papers/004): which penalty f of eq. (2) the window follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LpdVariant {
+    /// f = alpha / d with D2TCP's imminence factor d: the basic algorithm of
+    /// §IV-A as §V-A runs it ("LPD"), and "LPD-d" of §VI.
+    #[serde(alias = "lpd")]
+    D,
+    /// LPD-t, eq. (3): f = alpha t / t_max, t = deadline - start.
+    T,
+    /// LPD-e, eq. (4): f = alpha (t / t_max) (s / s_max). "In our
+    /// evaluations, LPD-e will be used, if not explicitly stated otherwise."
+    #[default]
+    E,
+    /// MLD (§VI): a non-linear f of alpha and D2TCP's d.
+    Mld,
+    /// LPD-s (§VI), for mean FCT: f = alpha s / s_max.
+    S,
+}
+
+/// The range D2TCP's deadline imminence factor d is kept in. Defaults 0.5
+/// and 2: D2TCP's own paper (not in papers/; docs/fidelity.md "LPD paper").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImminenceRange {
+    pub d_min: f64,
+    pub d_max: f64,
+}
+
+impl Default for ImminenceRange {
+    fn default() -> Self {
+        ImminenceRange { d_min: 0.5, d_max: 2.0 }
+    }
+}
+
+impl ImminenceRange {
+    fn validate(&self) -> Result<(), ConfigError> {
+        ensure(self.d_min > 0.0, "d_min", "must be greater than 0")?;
+        ensure(self.d_max >= self.d_min, "d_max", "must be at least d_min")
+    }
+}
+
+/// Keys that serde lets through `flatten` unrefused: the check refuses them.
+fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &str, own: &str) -> Result<(), ConfigError> {
+    match unknown.keys().next() {
+        None => Ok(()),
+        Some(key) => Err(ConfigError::new(
+            key.clone(),
+            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, handshake, g, alpha_init"),
+        )),
+    }
+}
+
+/// Options of the `d2tcp` protocol: DCTCP's keys plus the range of d.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct D2tcpConfig {
+    #[serde(flatten)]
+    pub imminence: ImminenceRange,
+    #[serde(flatten)]
+    pub dctcp: DctcpConfig,
+    #[serde(flatten, skip_serializing)]
+    unknown: BTreeMap<String, IgnoredAny>,
+}
+
+impl D2tcpConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check("d2tcp", "d_min, d_max")
+    }
+
+    /// `own`: the keys the protocol adds to DCTCP's, for the error message.
+    fn check(&self, protocol: &str, own: &str) -> Result<(), ConfigError> {
+        refuse_unknown(&self.unknown, protocol, own)?;
+        self.imminence.validate()?;
+        self.dctcp.validate()
+    }
+}
+
+/// Options of the `lpd` protocol: D2TCP's keys (DCTCP's alpha estimator and
+/// TCP machinery are LPD's, papers/004 §IV-A and §V; the range of D2TCP's d
+/// serves variants d and mld) plus the variant and the bounds t_max, s_max.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LpdConfig {
+    pub variant: LpdVariant,
+    /// Upper bound of t (a flow's deadline span). Default 80 ms (§V-C).
+    pub t_max: Dur,
+    /// Upper bound of s (a flow's size). Default 200 KB (§V-C).
+    pub s_max: Bytes,
+    #[serde(flatten)]
+    pub d2tcp: D2tcpConfig,
+}
+
+impl Default for LpdConfig {
+    fn default() -> Self {
+        LpdConfig {
+            variant: LpdVariant::E,
+            t_max: Dur::ms(80),
+            s_max: Bytes::kb(200),
+            d2tcp: D2tcpConfig::default(),
+        }
+    }
+}
+
+impl LpdConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.d2tcp.check("lpd", "variant, t_max, s_max, d_min, d_max")?;
+        ensure(self.t_max > Dur::ZERO, "t_max", "must be greater than 0s")?;
+        ensure(self.s_max.0 > 0, "s_max", "must be greater than 0B")
     }
 }

@@ -1,5 +1,7 @@
-//! TCP senders: NewReno (RFC 5681 + RFC 6582 + RFC 6298) and DCTCP
-//! (Alizadeh et al., SIGCOMM'10, §3), the baselines of PDQ, D3, S3, MERP, LPD.
+//! TCP senders: NewReno (RFC 5681 + RFC 6582 + RFC 6298), DCTCP
+//! (Alizadeh et al., SIGCOMM'10, §3), the baselines of PDQ, D3, S3, MERP, LPD,
+//! and the deadline-aware DCTCPs of the LPD paper (papers/004): D2TCP
+//! (penalty p = alpha^d) and LPD (penalty f proportional to alpha).
 //!
 //! Sans-IO (DESIGN.md §Architecture rule 1): the sender never reads a clock,
 //! `now` is an argument. It pairs with the shared [`Receiver`](crate::Receiver),
@@ -9,10 +11,10 @@
 //! Structure: one state machine for connection set-up, segmentation, the RTO
 //! timer and NewReno loss recovery, parameterised by a closed congestion-control
 //! enum [`Cc`]. The congestion-control variants only decide (a) per-ACK
-//! bookkeeping ([`Cc::on_ack`]) and (b) the window after a congestion signal
-//! ([`Cc::ssthresh_after`], the window-decrease hook). D2TCP (penalty
-//! `p = alpha^d`, Vamanan et al. SIGCOMM'12) and L2DCT are meant to be added as
-//! further `Cc` variants without touching the loss-recovery code.
+//! bookkeeping ([`Cc::on_ack`]), (b) the congestion-avoidance increase per
+//! window ([`Cc::increase`]) and (c) the window after a congestion signal
+//! ([`Cc::ssthresh_after`], the window-decrease hook). L2DCT would be one
+//! more variant; its paper is not in papers/ (docs/fidelity.md).
 //!
 //! Units: the congestion window and ssthresh are kept in **bytes** of payload;
 //! configuration gives them in packets (segments of `FlowInfo::mss` bytes).
@@ -23,6 +25,6 @@ mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{Cc, DctcpState, Signal};
-pub use config::{DctcpConfig, TcpConfig, MAX_RTO};
+pub use cc::{imminence, Cc, DctcpState, FlowProgress, LpdRule, Signal};
+pub use config::{D2tcpConfig, DctcpConfig, ImminenceRange, LpdConfig, LpdVariant, TcpConfig, MAX_RTO};
 pub use sender::TcpSender;

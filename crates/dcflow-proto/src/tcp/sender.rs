@@ -1,7 +1,7 @@
 //! The TCP sender state machine: set-up, segmentation, RTO, NewReno recovery.
 
-use super::cc::{Cc, DctcpState, Signal};
-use super::config::{DctcpConfig, TcpConfig, MAX_RTO};
+use super::cc::{Cc, DctcpState, FlowProgress, LpdRule, Signal};
+use super::config::{D2tcpConfig, DctcpConfig, LpdConfig, TcpConfig, MAX_RTO};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind};
 use dcflow_core::{Dur, Time};
@@ -17,7 +17,7 @@ enum Phase {
     Closed,
 }
 
-/// A TCP sender (NewReno or DCTCP) for one flow. See the module doc.
+/// A TCP sender (NewReno, DCTCP, D2TCP or LPD) for one flow. See the module doc.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     info: FlowInfo,
@@ -83,6 +83,20 @@ impl TcpSender {
     pub fn dctcp(info: FlowInfo, cfg: &DctcpConfig) -> TcpSender {
         let cc = Cc::Dctcp(DctcpState::new(cfg.g, cfg.alpha_init));
         TcpSender::with_cc(info, &cfg.tcp(), cc)
+    }
+
+    /// A D2TCP sender: DCTCP's keys, the gamma-corrected decrease.
+    pub fn d2tcp(info: FlowInfo, cfg: &D2tcpConfig) -> TcpSender {
+        let cc = Cc::D2tcp(DctcpState::new(cfg.dctcp.g, cfg.dctcp.alpha_init), cfg.imminence);
+        TcpSender::with_cc(info, &cfg.dctcp.tcp(), cc)
+    }
+
+    /// An LPD sender (papers/004 §IV).
+    pub fn lpd(info: FlowInfo, cfg: &LpdConfig) -> TcpSender {
+        let (dctcp, imminence) = (&cfg.d2tcp.dctcp, cfg.d2tcp.imminence);
+        let rule = LpdRule { variant: cfg.variant, t_max: cfg.t_max, s_max: cfg.s_max.0.max(1), imminence };
+        let cc = Cc::Lpd(DctcpState::new(dctcp.g, dctcp.alpha_init), rule);
+        TcpSender::with_cc(info, &dctcp.tcp(), cc)
     }
 
     /// A sender with an explicit congestion-control state.
@@ -160,14 +174,11 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    /// DCTCP's alpha, if this is a DCTCP sender.
+    /// DCTCP's alpha, if this is an ECN-driven sender (DCTCP, D2TCP, LPD).
     pub fn alpha(&self) -> Option<f64> {
-        match &self.cc {
-            Cc::Dctcp(d) => Some(d.alpha),
-            _ => None,
-        }
+        self.cc.alpha()
     }
-    /// Whether the sender's data packets are ECN-capable (DCTCP).
+    /// Whether the sender's data packets are ECN-capable (DCTCP, D2TCP, LPD).
     pub fn ecn_capable(&self) -> bool {
         self.cc.ecn_capable()
     }
@@ -300,14 +311,14 @@ impl TcpSender {
                         self.partial_seen = true;
                         self.rto_deadline = Some(now + self.rto);
                     }
-                    self.react_to_ecn(pkt);
+                    self.react_to_ecn(now, pkt);
                     return;
                 }
             } else {
                 self.dupacks = 0;
-                self.grow(acked);
+                self.grow(now, acked);
             }
-            self.react_to_ecn(pkt);
+            self.react_to_ecn(now, pkt);
             // RFC 6298 §5.2-5.3: restart the timer, or stop it if nothing is out.
             self.rto_deadline = if self.snd_nxt > self.snd_una { Some(now + self.rto) } else { None };
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
@@ -317,17 +328,30 @@ impl TcpSender {
                 // RFC 6582 §3.2 step 4: inflate by one MSS per further dupack.
                 self.cwnd = self.cwnd.saturating_add(self.mss);
             } else if self.dupacks == self.dupack_threshold && self.recover.is_none_or(|r| ack > r) {
-                self.enter_recovery();
+                self.enter_recovery(now);
             } else {
-                self.react_to_ecn(pkt);
+                self.react_to_ecn(now, pkt);
             }
         }
     }
 
+    /// What the window rules of D2TCP and LPD look at.
+    fn progress(&self, now: Time) -> FlowProgress {
+        FlowProgress {
+            now,
+            start: self.info.start,
+            deadline: self.info.deadline,
+            size: self.size,
+            remaining: self.size.saturating_sub(self.snd_una),
+            cwnd: self.cwnd,
+            rtt: self.srtt.unwrap_or(self.info.base_rtt),
+        }
+    }
+
     /// RFC 6582 §3.2 steps 1-2 (fast retransmit, enter fast recovery).
-    fn enter_recovery(&mut self) {
+    fn enter_recovery(&mut self, now: Time) {
         let flight = self.flight();
-        self.ssthresh = self.cc.ssthresh_after(Signal::DupAcks, self.cwnd, flight, self.mss);
+        self.ssthresh = self.cc.ssthresh_after(Signal::DupAcks, flight, self.mss, &self.progress(now));
         self.cwnd = self.ssthresh + self.dupacks as u64 * self.mss;
         self.recover = Some(self.snd_max);
         self.in_recovery = true;
@@ -338,8 +362,9 @@ impl TcpSender {
         self.retx_queue.push_back(self.snd_una);
     }
 
-    /// Slow start / congestion avoidance (RFC 5681 §3.1).
-    fn grow(&mut self, acked: u64) {
+    /// Slow start / congestion avoidance (RFC 5681 §3.1); the increase per
+    /// window in congestion avoidance is the variant's.
+    fn grow(&mut self, now: Time, acked: u64) {
         if self.cwnd < self.ssthresh {
             // Slow start, appropriate byte counting with L = 1 SMSS (RFC 3465).
             self.cwnd += acked.min(self.mss);
@@ -347,7 +372,7 @@ impl TcpSender {
             self.ca_acked += acked;
             if self.ca_acked >= self.cwnd {
                 self.ca_acked -= self.cwnd;
-                self.cwnd += self.mss;
+                self.cwnd += self.cc.increase(self.mss, &self.progress(now));
             }
         }
         self.cwnd = self.cwnd.min(self.max_cwnd.max(self.mss));
@@ -355,11 +380,11 @@ impl TcpSender {
 
     /// ECN-Echo: reduce at most once per window of data (DCTCP §3.1,
     /// RFC 3168 §6.1.2), never during loss recovery.
-    fn react_to_ecn(&mut self, pkt: &Packet) {
+    fn react_to_ecn(&mut self, now: Time, pkt: &Packet) {
         if !pkt.ecn_echo || !self.cc.ecn_capable() || self.in_recovery || self.snd_una < self.cwr_end {
             return;
         }
-        self.ssthresh = self.cc.ssthresh_after(Signal::Ecn, self.cwnd, self.flight(), self.mss);
+        self.ssthresh = self.cc.ssthresh_after(Signal::Ecn, self.flight(), self.mss, &self.progress(now));
         self.cwnd = self.ssthresh;
         self.ca_acked = 0;
         self.cwr_end = self.snd_max.max(self.snd_una + 1);
@@ -376,7 +401,7 @@ impl TcpSender {
             }
             Phase::Established => {
                 let flight = self.flight();
-                self.ssthresh = self.cc.ssthresh_after(Signal::Timeout, self.cwnd, flight, self.mss);
+                self.ssthresh = self.cc.ssthresh_after(Signal::Timeout, flight, self.mss, &self.progress(now));
                 self.cwnd = self.mss;
                 self.ca_acked = 0;
                 self.snd_nxt = self.snd_una;
