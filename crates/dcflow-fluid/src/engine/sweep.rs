@@ -280,8 +280,8 @@ impl Engine {
                 if !same(cap, old) && old >= t * (1.0 - 4.0 * SAME) {
                     // Just above the old rate: a fill within rounding of
                     // it (the flow keeps its rate) goes first.
-                    let level = (old * (1.0 + 2.0 * SAME)).max(t);
-                    self.sweep.checks.set(g, Some(Level::of(level)));
+                    let at = (old * (1.0 + 2.0 * SAME)).max(t);
+                    self.sweep.checks.set(g, Some(Level::of(at)));
                 }
                 self.reevaluate_links_of(g);
             }
