@@ -84,6 +84,7 @@ class Entry:
     xlabel: str = ""
     y: str = "app_throughput"  # summary metric
     y_scale: float = 1.0  # plot/CSV factor (e.g. 1e3 for seconds -> ms)
+    y_map: Callable[[float], float] = lambda v: v  # after y_scale (e.g. met % -> missed %)
     ylabel: str = ""
     seeds: Callable[[bool], int] = lambda quick: 2 if quick else 10
     capacity: dict[str, Any] | None = None  # param, lo, hi, target (kind="capacity")
@@ -216,7 +217,7 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
         vals = pts.column(entry.y).to_pylist()
         for i, x in enumerate(xs):
             n_seeds = len(sw.seeds)
-            ys = [v * entry.y_scale for v in vals[i * n_seeds:(i + 1) * n_seeds] if v is not None]
+            ys = [entry.y_map(v * entry.y_scale) for v in vals[i * n_seeds:(i + 1) * n_seeds] if v is not None]
             m, ci = mean_ci(ys)
             row = {"series": s.label, entry.x_key: x}
             if entry.x_name is not None:
