@@ -3,7 +3,7 @@
 //! the sender. DCTCP, D2TCP and LPD share DCTCP's estimate of the marked
 //! fraction (alpha) and differ only in how the window follows it.
 
-use super::config::{ImminenceRange, LpdVariant};
+use super::config::{ImminenceRange, LpdRule, LpdVariant};
 use dcflow_core::{Dur, Time};
 
 /// A congestion signal handed to the window-decrease hook.
@@ -35,16 +35,6 @@ impl DctcpState {
     pub fn new(g: f64, alpha_init: f64) -> DctcpState {
         DctcpState { alpha: alpha_init, g, acked: 0, marked: 0, window_end: 0 }
     }
-}
-
-/// LPD's parameters (papers/004 §IV): the variant and the upper bounds
-/// that normalise a flow's deadline span t and size s.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LpdRule {
-    pub variant: LpdVariant,
-    pub t_max: Dur,
-    pub s_max: u64,
-    pub imminence: ImminenceRange,
 }
 
 /// What a window rule may look at besides alpha: the flow and its progress.
@@ -82,18 +72,20 @@ pub fn imminence(p: &FlowProgress, range: ImminenceRange) -> f64 {
 impl LpdRule {
     /// The penalty f of papers/004 eq. (2), in [0, 1]: the window grows by
     /// 1 - f MSS per RTT without congestion and shrinks to w (1 - f) with
-    /// it. Each variant is one choice of f (see [`LpdVariant`]).
-    pub fn penalty(&self, alpha: f64, p: &FlowProgress) -> f64 {
+    /// it. Each variant is one choice of f (see [`LpdVariant`]); `range`
+    /// bounds D2TCP's d for variants d and mld.
+    pub fn penalty(&self, alpha: f64, range: ImminenceRange, p: &FlowProgress) -> f64 {
         let t_max = self.t_max.as_secs_f64();
         // §IV-A: "For flows without deadlines, t is simply set to t_max";
         // §IV-C: s_max "is an upper bound for truncating a large s".
         let t = p.deadline.map_or(t_max, |d| d.since(p.start).as_secs_f64()).min(t_max);
-        let s = p.size.min(self.s_max) as f64 / self.s_max as f64;
+        let s_max = self.s_max.0.max(1);
+        let s = p.size.min(s_max) as f64 / s_max as f64;
         let f = match self.variant {
-            LpdVariant::D => alpha / imminence(p, self.imminence),
+            LpdVariant::D => alpha / imminence(p, range),
             LpdVariant::T => alpha * t / t_max,
             LpdVariant::E => alpha * t / t_max * s,
-            LpdVariant::Mld => mld(alpha, imminence(p, self.imminence)),
+            LpdVariant::Mld => mld(alpha, imminence(p, range)),
             LpdVariant::S => alpha * s,
         };
         f.clamp(0.0, 1.0)
@@ -121,7 +113,7 @@ pub enum Cc {
     /// D2TCP: DCTCP with the gamma-corrected penalty p = alpha^d.
     D2tcp(DctcpState, ImminenceRange),
     /// LPD: load-proportional differentiation, f proportional to alpha.
-    Lpd(DctcpState, LpdRule),
+    Lpd(DctcpState, LpdRule, ImminenceRange),
 }
 
 impl Cc {
@@ -134,7 +126,7 @@ impl Cc {
     pub fn alpha(&self) -> Option<f64> {
         match self {
             Cc::NewReno => None,
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, _) => Some(d.alpha),
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) => Some(d.alpha),
         }
     }
 
@@ -143,7 +135,7 @@ impl Cc {
     /// LPD (papers/004 eq. 2, "without congestion").
     pub(super) fn increase(&self, mss: u64, p: &FlowProgress) -> u64 {
         match self {
-            Cc::Lpd(d, rule) => ((1.0 - rule.penalty(d.alpha, p)) * mss as f64).round() as u64,
+            Cc::Lpd(d, rule, range) => ((1.0 - rule.penalty(d.alpha, *range, p)) * mss as f64).round() as u64,
             _ => mss,
         }
     }
@@ -154,7 +146,7 @@ impl Cc {
     pub(super) fn on_ack(&mut self, bytes: u64, ecn_echo: bool, snd_una: u64, snd_max: u64) {
         match self {
             Cc::NewReno => {}
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, _) => {
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) => {
                 // DCTCP §3.1: "the sender maintains an estimate of the fraction of
                 // packets that are marked, called alpha, which is updated once
                 // for every window of data (roughly one RTT)".
@@ -189,7 +181,7 @@ impl Cc {
             // D2TCP (papers/004 §II): w <- w (1 - alpha^d / 2).
             (Cc::D2tcp(d, range), Signal::Ecn) => cut(d.alpha.powf(imminence(p, *range)) / 2.0),
             // LPD (papers/004 eq. 2): w <- w (1 - f) "with congestion".
-            (Cc::Lpd(d, rule), Signal::Ecn) => cut(rule.penalty(d.alpha, p)),
+            (Cc::Lpd(d, rule, range), Signal::Ecn) => cut(rule.penalty(d.alpha, *range, p)),
         }
     }
 }
@@ -215,8 +207,9 @@ mod tests {
         imminence(p, ImminenceRange::default())
     }
 
-    fn rule(variant: LpdVariant) -> LpdRule {
-        LpdRule { variant, t_max: Dur::ms(80), s_max: 200_000, imminence: ImminenceRange::default() }
+    /// f of `variant` with the default keys (t_max 80 ms, s_max 200 KB, d in [0.5, 2]).
+    fn penalty(variant: LpdVariant, alpha: f64, p: &FlowProgress) -> f64 {
+        LpdRule { variant, ..LpdRule::default() }.penalty(alpha, ImminenceRange::default(), p)
     }
 
     /// Tc = 75,000 B / (0.75 x 10,000 B per 100 us) = 1 ms.
@@ -232,15 +225,15 @@ mod tests {
     #[test]
     fn lpd_penalties_follow_the_paper_formulas() {
         let (a, p) = (0.5, progress(Some(20), 100_000));
-        assert!((rule(LpdVariant::T).penalty(a, &p) - 0.125).abs() < 1e-12);
-        assert!((rule(LpdVariant::E).penalty(a, &p) - 0.0625).abs() < 1e-12);
-        assert!((rule(LpdVariant::S).penalty(a, &p) - 0.25).abs() < 1e-12);
+        assert!((penalty(LpdVariant::T, a, &p) - 0.125).abs() < 1e-12);
+        assert!((penalty(LpdVariant::E, a, &p) - 0.0625).abs() < 1e-12);
+        assert!((penalty(LpdVariant::S, a, &p) - 0.25).abs() < 1e-12);
         // No deadline: t = t_max; a size above s_max is truncated to it.
-        assert!((rule(LpdVariant::E).penalty(a, &progress(None, 900_000)) - 0.5).abs() < 1e-12);
+        assert!((penalty(LpdVariant::E, a, &progress(None, 900_000)) - 0.5).abs() < 1e-12);
         // LPD with D2TCP's d (here 1): f = alpha; MLD at d = 1: alpha.
         let p1 = progress(Some(1), 75_000);
-        assert!((rule(LpdVariant::D).penalty(a, &p1) - 0.5).abs() < 1e-9);
-        assert!((rule(LpdVariant::Mld).penalty(a, &p1) - 0.5).abs() < 1e-6);
+        assert!((penalty(LpdVariant::D, a, &p1) - 0.5).abs() < 1e-9);
+        assert!((penalty(LpdVariant::Mld, a, &p1) - 0.5).abs() < 1e-6);
     }
 
     /// Proposition 1: LPD respects PI (a more imminent flow, smaller t, is
@@ -249,9 +242,8 @@ mod tests {
     /// (§III-B: pd(0.6) < pd(0.4), pd(0.9) < pd(0.6) for d = 0.4 vs 0.6).
     #[test]
     fn lpd_differentiates_more_under_more_load_and_d2tcp_less() {
-        let lpd_t = rule(LpdVariant::T);
         let (tight, lax) = (progress(Some(20), 50_000), progress(Some(40), 50_000));
-        let gap = |a: f64| lpd_t.penalty(a, &lax) - lpd_t.penalty(a, &tight);
+        let gap = |a: f64| penalty(LpdVariant::T, a, &lax) - penalty(LpdVariant::T, a, &tight);
         assert!(gap(0.2) > 0.0);
         assert!(gap(0.6) > gap(0.2) && gap(0.9) > gap(0.6));
         let d2tcp_gap = |a: f64| a.powf(0.4) - a.powf(0.6);

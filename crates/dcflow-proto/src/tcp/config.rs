@@ -214,36 +214,41 @@ impl D2tcpConfig {
     }
 }
 
-/// Options of the `lpd` protocol: D2TCP's keys (DCTCP's alpha estimator and
-/// TCP machinery are LPD's, papers/004 §IV-A and §V; the range of D2TCP's d
-/// serves variants d and mld) plus the variant and the bounds t_max, s_max.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// LPD's own keys (papers/004 §IV), which its window rule reads as they
+/// are: the variant and the upper bounds that normalise a flow's deadline
+/// span t and size s.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct LpdConfig {
+pub struct LpdRule {
     pub variant: LpdVariant,
     /// Upper bound of t (a flow's deadline span). Default 80 ms (§V-C).
     pub t_max: Dur,
     /// Upper bound of s (a flow's size). Default 200 KB (§V-C).
     pub s_max: Bytes,
-    #[serde(flatten)]
-    pub d2tcp: D2tcpConfig,
 }
 
-impl Default for LpdConfig {
+impl Default for LpdRule {
     fn default() -> Self {
-        LpdConfig {
-            variant: LpdVariant::E,
-            t_max: Dur::ms(80),
-            s_max: Bytes::kb(200),
-            d2tcp: D2tcpConfig::default(),
-        }
+        LpdRule { variant: LpdVariant::E, t_max: Dur::ms(80), s_max: Bytes::kb(200) }
     }
+}
+
+/// Options of the `lpd` protocol: D2TCP's keys (DCTCP's alpha estimator and
+/// TCP machinery are LPD's, papers/004 §IV-A and §V; the range of D2TCP's d
+/// serves variants d and mld) plus LPD's own ([`LpdRule`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LpdConfig {
+    #[serde(flatten)]
+    pub rule: LpdRule,
+    #[serde(flatten)]
+    pub d2tcp: D2tcpConfig,
 }
 
 impl LpdConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.d2tcp.check("lpd", "variant, t_max, s_max, d_min, d_max")?;
-        ensure(self.t_max > Dur::ZERO, "t_max", "must be greater than 0s")?;
-        ensure(self.s_max.0 > 0, "s_max", "must be greater than 0B")
+        ensure(self.rule.t_max > Dur::ZERO, "t_max", "must be greater than 0s")?;
+        ensure(self.rule.s_max.0 > 0, "s_max", "must be greater than 0B")
     }
 }

@@ -25,6 +25,6 @@ mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{imminence, Cc, DctcpState, FlowProgress, LpdRule, Signal};
-pub use config::{D2tcpConfig, DctcpConfig, ImminenceRange, LpdConfig, LpdVariant, TcpConfig, MAX_RTO};
+pub use cc::{imminence, Cc, DctcpState, FlowProgress, Signal};
+pub use config::{D2tcpConfig, DctcpConfig, ImminenceRange, LpdConfig, LpdRule, LpdVariant, TcpConfig, MAX_RTO};
 pub use sender::TcpSender;

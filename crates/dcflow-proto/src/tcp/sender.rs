@@ -1,6 +1,6 @@
 //! The TCP sender state machine: set-up, segmentation, RTO, NewReno recovery.
 
-use super::cc::{Cc, DctcpState, FlowProgress, LpdRule, Signal};
+use super::cc::{Cc, DctcpState, FlowProgress, Signal};
 use super::config::{D2tcpConfig, DctcpConfig, LpdConfig, TcpConfig, MAX_RTO};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind};
@@ -93,9 +93,8 @@ impl TcpSender {
 
     /// An LPD sender (papers/004 §IV).
     pub fn lpd(info: FlowInfo, cfg: &LpdConfig) -> TcpSender {
-        let (dctcp, imminence) = (&cfg.d2tcp.dctcp, cfg.d2tcp.imminence);
-        let rule = LpdRule { variant: cfg.variant, t_max: cfg.t_max, s_max: cfg.s_max.0.max(1), imminence };
-        let cc = Cc::Lpd(DctcpState::new(dctcp.g, dctcp.alpha_init), rule);
+        let dctcp = &cfg.d2tcp.dctcp;
+        let cc = Cc::Lpd(DctcpState::new(dctcp.g, dctcp.alpha_init), cfg.rule, cfg.d2tcp.imminence);
         TcpSender::with_cc(info, &dctcp.tcp(), cc)
     }
 
