@@ -24,6 +24,7 @@
 //! docs/fidelity-pdq.md.
 
 pub mod comparator;
+mod control;
 pub mod header;
 pub mod mpdq;
 pub mod sender;

@@ -12,9 +12,9 @@
 //! Early Termination (variants `es_et`, `full`) a deadline flow sends TERM as
 //! soon as any of §3.1's three conditions holds.
 
-use crate::pacing::Pacer;
+use super::control::PathControl;
 use super::comparator::{aged, base_key, Criticality};
-use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
+use super::header::{PdqHeader, PDQ_HEADER_BYTES};
 use super::mpdq::{MpdqSender, PathInfo};
 use super::PdqConfig;
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
@@ -38,22 +38,8 @@ pub struct PdqSender {
     cfg: PdqConfig,
     tracker: SegmentTracker,
     phase: Phase,
-    /// R_S^max: the sender's NIC rate (bps).
-    r_max: u64,
-    /// R_S (bps).
-    rate: u64,
-    /// P_S.
-    pause_by: u32,
-    /// I_S, in RTTs.
-    inter_probe: f64,
-    /// RTT_S.
-    srtt: Dur,
-    control_due: bool,
-    control_sent_at: Time,
-    /// Rate limiter: the next data packet may leave at this time.
-    pacer: Pacer,
-    /// When the last packet of any kind left (probes are timed from it).
-    last_sent_at: Time,
+    /// R_S^max, R_S, P_S, I_S, RTT_S and the rate limiter (§3.1).
+    ctl: PathControl,
     /// Payload bytes sent for the first time (size estimation, §5.6).
     sent_bytes: u64,
     terminated: bool,
@@ -75,15 +61,7 @@ impl PdqSender {
             cfg: cfg.clone(),
             tracker: SegmentTracker::new(info.size.0, mss),
             phase: Phase::Connecting,
-            r_max: info.line_rate.0,
-            rate: 0,
-            pause_by: NOBODY,
-            inter_probe: 1.0,
-            srtt: info.base_rtt,
-            control_due: true,
-            control_sent_at: Time::ZERO,
-            pacer: Pacer::default(),
-            last_sent_at: info.start,
+            ctl: PathControl::new(info.line_rate.0, info.base_rtt, info.start),
             sent_bytes: 0,
             terminated: false,
             timeouts: 0,
@@ -131,18 +109,18 @@ impl PdqSender {
     }
     /// R_S in bits per second.
     pub fn rate(&self) -> u64 {
-        self.rate
+        self.ctl.rate
     }
     /// P_S.
     pub fn paused_by(&self) -> u32 {
-        self.pause_by
+        self.ctl.pause_by
     }
     /// I_S in RTTs.
     pub fn inter_probe(&self) -> f64 {
-        self.inter_probe
+        self.ctl.inter_probe
     }
     pub fn srtt(&self) -> Dur {
-        self.srtt
+        self.ctl.srtt
     }
 
     fn size_known(&self) -> bool {
@@ -151,11 +129,11 @@ impl PdqSender {
 
     /// T_S: "the remaining flow size divided by its maximal sending rate".
     pub fn expected(&self) -> Dur {
-        Rate(self.r_max.max(1)).tx_time(Bytes(self.tracker.remaining()))
+        Rate(self.ctl.r_max.max(1)).tx_time(Bytes(self.tracker.remaining()))
     }
 
     fn rto(&self) -> Dur {
-        self.cfg.rto_min.max(self.srtt.mul_f64(3.0))
+        self.cfg.rto_min.max(self.ctl.srtt.mul_f64(3.0))
     }
 
     /// The header every departing packet carries (§3.1).
@@ -167,16 +145,16 @@ impl PdqSender {
             t,
             self.sent_bytes,
             self.cfg.estimate_step.0,
-            self.r_max,
+            self.ctl.r_max,
         );
         PdqHeader {
-            rate: self.r_max,
-            pause_by: self.pause_by,
+            rate: self.ctl.r_max,
+            pause_by: self.ctl.pause_by,
             deadline: self.info.deadline.unwrap_or(Time::MAX),
             // A size-unaware sender (§5.6) cannot tell switches how long it
             // has left: it never looks nearly completed to Early Start.
             expected: if self.size_known() { t } else { Dur(u64::MAX) },
-            rtt: self.srtt,
+            rtt: self.ctl.srtt,
             inter_probe: 0.0,
             crit: aged(key, self.cfg.aging_alpha, now.since(self.info.start), self.cfg.aging_unit),
         }
@@ -186,7 +164,7 @@ impl PdqSender {
         let mut p = Packet::new(self.info.id, kind, false, now);
         p.wire = HEADER_BYTES + PDQ_HEADER_BYTES;
         p.sched = Sched::Pdq(self.header(now));
-        self.last_sent_at = now;
+        self.ctl.last_sent_at = now;
         p
     }
 
@@ -200,7 +178,7 @@ impl PdqSender {
         let Some(d) = self.info.deadline else { return false };
         now > d
             || (self.size_known() && now + self.expected() > d)
-            || (self.rate == 0 && now + self.srtt > d)
+            || (self.ctl.rate == 0 && now + self.ctl.srtt > d)
     }
 
     /// When the next Early Termination condition can become true without any
@@ -214,8 +192,8 @@ impl PdqSender {
         if self.size_known() {
             t = t.min(Time(d.0.saturating_sub(self.expected().0).saturating_add(1)));
         }
-        if self.rate == 0 {
-            t = t.min(Time(d.0.saturating_sub(self.srtt.0).saturating_add(1)));
+        if self.ctl.rate == 0 {
+            t = t.min(Time(d.0.saturating_sub(self.ctl.srtt.0).saturating_add(1)));
         }
         Some(t)
     }
@@ -223,32 +201,11 @@ impl PdqSender {
     fn terminate(&mut self) {
         self.terminated = true;
         self.phase = Phase::Closing;
-        self.control_due = true;
-        self.rate = 0;
+        self.ctl.control_due = true;
+        self.ctl.rate = 0;
         self.events.push_back(FlowEvent::Terminated);
     }
 
-    /// Take the switches' decision from a reply's header (§3.1: "the remaining
-    /// variables are set to the fields in the scheduling header").
-    fn take_feedback(&mut self, h: &PdqHeader) {
-        let old = self.rate;
-        if h.pause_by != NOBODY {
-            self.rate = 0;
-            self.pause_by = h.pause_by;
-        } else {
-            self.rate = h.rate.min(self.r_max);
-            self.pause_by = NOBODY;
-        }
-        self.inter_probe =
-            if self.cfg.variant.suppressed_probing() { (h.inter_probe as f64).max(1.0) } else { 1.0 };
-        if self.rate != old {
-            self.pacer.set_rate(self.rate);
-        }
-    }
-
-    fn next_probe_at(&self) -> Time {
-        self.last_sent_at + self.srtt.mul_f64(self.inter_probe)
-    }
 }
 
 impl Endpoint for PdqSender {
@@ -258,7 +215,7 @@ impl Endpoint for PdqSender {
         }
         if !pkt.retransmit && matches!(pkt.kind, PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe) {
             let sample = now.since(pkt.sent_at);
-            self.srtt = Dur((self.srtt.0 * 7 + sample.0) / 8);
+            self.ctl.srtt = Dur((self.ctl.srtt.0 * 7 + sample.0) / 8);
         }
         let feedback = match &pkt.sched {
             Sched::Pdq(h) => Some(*h),
@@ -268,7 +225,7 @@ impl Endpoint for PdqSender {
             PacketKind::SynAck if self.phase == Phase::Connecting => {
                 self.phase = Phase::Sending;
                 if let Some(h) = feedback {
-                    self.take_feedback(&h);
+                    self.ctl.take_feedback(&h, self.cfg.variant.suppressed_probing());
                 }
             }
             PacketKind::Ack | PacketKind::Probe if self.phase == Phase::Sending => {
@@ -276,11 +233,11 @@ impl Endpoint for PdqSender {
                     self.tracker.on_ack(pkt.seq, pkt.acked_seq);
                 }
                 if let Some(h) = feedback {
-                    self.take_feedback(&h);
+                    self.ctl.take_feedback(&h, self.cfg.variant.suppressed_probing());
                 }
                 if self.tracker.all_acked() {
                     self.phase = Phase::Closing;
-                    self.control_due = true;
+                    self.ctl.control_due = true;
                 }
             }
             PacketKind::FinAck if self.phase == Phase::Closing => {
@@ -306,8 +263,8 @@ impl Endpoint for PdqSender {
         let rto = self.rto();
         match self.phase {
             Phase::Connecting | Phase::Closing => {
-                if !self.control_due && self.control_sent_at + rto <= now {
-                    self.control_due = true;
+                if !self.ctl.control_due && self.ctl.control_sent_at + rto <= now {
+                    self.ctl.control_due = true;
                     self.timeouts += 1;
                 }
             }
@@ -326,19 +283,19 @@ impl Endpoint for PdqSender {
         }
         match self.phase {
             Phase::Connecting | Phase::Closing => {
-                if !self.control_due {
+                if !self.ctl.control_due {
                     return None;
                 }
-                self.control_due = false;
-                self.control_sent_at = now;
+                self.ctl.control_due = false;
+                self.ctl.control_sent_at = now;
                 let kind = if self.phase == Phase::Connecting { PacketKind::Syn } else { PacketKind::Fin };
                 Some(self.packet(now, kind))
             }
-            Phase::Sending if self.rate > 0 && self.tracker.has_pending() => {
-                if now < self.pacer.next() {
+            Phase::Sending if self.ctl.rate > 0 && self.tracker.has_pending() => {
+                if now < self.ctl.pacer.next() {
                     // A rate so low that no data leaves for I_S RTTs still gets
                     // a probe, so the flow keeps hearing from the switches.
-                    if now >= self.next_probe_at() {
+                    if now >= self.ctl.next_probe_at() {
                         self.probes += 1;
                         return Some(self.packet(now, PacketKind::Probe));
                     }
@@ -353,13 +310,13 @@ impl Endpoint for PdqSender {
                 p.payload = s.len;
                 p.wire += s.len;
                 p.retransmit = s.retransmit;
-                self.pacer.sent(now, p.wire, self.rate);
+                self.ctl.pacer.sent(now, p.wire, self.ctl.rate);
                 Some(p)
             }
-            Phase::Sending if self.rate > 0 => None,
+            Phase::Sending if self.ctl.rate > 0 => None,
             Phase::Sending => {
                 // Paused: one probe every I_S RTTs (§3.1).
-                if now < self.next_probe_at() {
+                if now < self.ctl.next_probe_at() {
                     return None;
                 }
                 self.probes += 1;
@@ -376,13 +333,13 @@ impl Endpoint for PdqSender {
         let rto = self.rto();
         let et = self.termination_check_at();
         let t = match self.phase {
-            Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
+            Phase::Connecting | Phase::Closing if !self.ctl.control_due => Some(self.ctl.control_sent_at + rto),
             Phase::Connecting | Phase::Closing => None,
             Phase::Sending => {
-                let send = if self.rate > 0 {
-                    self.tracker.has_pending().then(|| self.pacer.next().min(self.next_probe_at()))
+                let send = if self.ctl.rate > 0 {
+                    self.tracker.has_pending().then(|| self.ctl.pacer.next().min(self.ctl.next_probe_at()))
                 } else {
-                    Some(self.next_probe_at())
+                    Some(self.ctl.next_probe_at())
                 };
                 [send, self.tracker.next_expiry(rto)].into_iter().flatten().min()
             }

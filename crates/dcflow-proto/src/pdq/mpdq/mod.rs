@@ -30,9 +30,9 @@
 //! - Early Termination is decided for the whole flow: T_S is the flow's
 //!   remaining bytes over the sum of its live subflows' R_S^max.
 
-use crate::pacing::Pacer;
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
+use super::control::PathControl;
 use super::PdqConfig;
 use crate::endpoint::{FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
@@ -73,15 +73,8 @@ struct Seg {
 #[derive(Debug)]
 struct Subflow {
     phase: SubPhase,
-    r_max: u64,
-    rate: u64,
-    pause_by: u32,
-    inter_probe: f64,
-    srtt: Dur,
-    control_due: bool,
-    control_sent_at: Time,
-    pacer: Pacer,
-    last_sent_at: Time,
+    /// R_S^max, R_S, P_S, I_S, RTT_S and the rate limiter on its path (§3.1).
+    ctl: PathControl,
     /// Since when the switches have paused the subflow (None: not paused).
     paused_since: Option<Time>,
     /// Segments of new data assigned to this subflow and not sent yet.
@@ -102,10 +95,7 @@ impl Subflow {
         matches!(self.phase, SubPhase::Connecting | SubPhase::Sending)
     }
     fn paused(&self) -> bool {
-        self.phase == SubPhase::Sending && self.rate == 0
-    }
-    fn next_probe_at(&self) -> Time {
-        self.last_sent_at + self.srtt.mul_f64(self.inter_probe)
+        self.phase == SubPhase::Sending && self.ctl.rate == 0
     }
 }
 
@@ -148,15 +138,7 @@ impl MpdqSender {
             .enumerate()
             .map(|(i, p)| Subflow {
                 phase: SubPhase::Connecting,
-                r_max: p.line_rate.0,
-                rate: 0,
-                pause_by: NOBODY,
-                inter_probe: 1.0,
-                srtt: p.base_rtt,
-                control_due: true,
-                control_sent_at: Time::ZERO,
-                pacer: Pacer::default(),
-                last_sent_at: info.start,
+                ctl: PathControl::new(p.line_rate.0, p.base_rtt, info.start),
                 paused_since: None,
                 quota: base + u64::from((i as u64) < extra),
                 lost: VecDeque::new(),
@@ -206,7 +188,7 @@ impl MpdqSender {
     }
     /// R_S of subflow `sub` (bps).
     pub fn rate(&self, sub: usize) -> u64 {
-        self.subs[sub].rate
+        self.subs[sub].ctl.rate
     }
     /// Bytes subflow `sub` still has to get acknowledged (its load).
     pub fn remaining(&self, sub: usize) -> u64 {
@@ -225,24 +207,24 @@ impl MpdqSender {
         self.cumulative >= self.info.size.0
     }
     fn rto(&self, sub: usize) -> Dur {
-        self.cfg.rto_min.max(self.subs[sub].srtt.mul_f64(3.0))
+        self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(3.0))
     }
 
     /// T_S of a subflow: its remaining load at its R_S^max.
     fn expected(&self, sub: usize) -> Dur {
-        Rate(self.subs[sub].r_max.max(1)).tx_time(Bytes(self.remaining(sub)))
+        Rate(self.subs[sub].ctl.r_max.max(1)).tx_time(Bytes(self.remaining(sub)))
     }
 
     fn header(&self, sub: usize, now: Time) -> PdqHeader {
         let s = &self.subs[sub];
         let t = self.expected(sub);
-        let key = base_key(self.cfg.criticality, self.info.id, t, s.sent_bytes, self.cfg.estimate_step.0, s.r_max);
+        let key = base_key(self.cfg.criticality, self.info.id, t, s.sent_bytes, self.cfg.estimate_step.0, s.ctl.r_max);
         PdqHeader {
-            rate: s.r_max,
-            pause_by: s.pause_by,
+            rate: s.ctl.r_max,
+            pause_by: s.ctl.pause_by,
             deadline: self.info.deadline.unwrap_or(Time::MAX),
             expected: if self.size_known() { t } else { Dur(u64::MAX) },
-            rtt: s.srtt,
+            rtt: s.ctl.srtt,
             inter_probe: 0.0,
             crit: aged(key, self.cfg.aging_alpha, now.since(self.info.start), self.cfg.aging_unit),
         }
@@ -253,7 +235,7 @@ impl MpdqSender {
         p.path = sub as u8;
         p.wire = HEADER_BYTES + PDQ_HEADER_BYTES;
         p.sched = Sched::Pdq(self.header(sub, now));
-        self.subs[sub].last_sent_at = now;
+        self.subs[sub].ctl.last_sent_at = now;
         p
     }
 
@@ -339,7 +321,7 @@ impl MpdqSender {
         let mut n = 0;
         for (k, seg) in self.segs.iter_mut().enumerate() {
             let sub = seg.sub as usize;
-            let rto = self.cfg.rto_min.max(self.subs[sub].srtt.mul_f64(3.0));
+            let rto = self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(3.0));
             if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
                 seg.lost = true;
                 let s = &mut self.subs[sub];
@@ -361,26 +343,17 @@ impl MpdqSender {
     }
 
     fn take_feedback(&mut self, sub: usize, now: Time, h: &PdqHeader) {
-        let sp = self.cfg.variant.suppressed_probing();
         let s = &mut self.subs[sub];
-        let old = s.rate;
-        if h.pause_by != NOBODY {
-            s.rate = 0;
-            s.pause_by = h.pause_by;
+        s.ctl.take_feedback(h, self.cfg.variant.suppressed_probing());
+        if s.ctl.pause_by != NOBODY {
             s.paused_since.get_or_insert(now);
         } else {
-            s.rate = h.rate.min(s.r_max);
-            s.pause_by = NOBODY;
             s.paused_since = None;
-        }
-        s.inter_probe = if sp { (h.inter_probe as f64).max(1.0) } else { 1.0 };
-        if s.rate != old {
-            s.pacer.set_rate(s.rate);
         }
     }
 
     fn live_rate_sum(&self) -> u64 {
-        self.subs.iter().filter(|s| s.live()).map(|s| s.r_max).sum()
+        self.subs.iter().filter(|s| s.live()).map(|s| s.ctl.r_max).sum()
     }
 
     /// T_S of the whole flow: its unacknowledged bytes over the sum of its
@@ -390,11 +363,11 @@ impl MpdqSender {
     }
 
     fn all_paused(&self) -> bool {
-        self.subs.iter().filter(|s| s.live()).all(|s| s.rate == 0)
+        self.subs.iter().filter(|s| s.live()).all(|s| s.ctl.rate == 0)
     }
 
     fn min_srtt(&self) -> Dur {
-        self.subs.iter().filter(|s| s.live()).map(|s| s.srtt).min().unwrap_or(Dur::ZERO)
+        self.subs.iter().filter(|s| s.live()).map(|s| s.ctl.srtt).min().unwrap_or(Dur::ZERO)
     }
 
     /// Early Termination (§3.1) for the flow: (1) Time > D, (2) Time + T_S > D,
@@ -454,7 +427,7 @@ impl MpdqSender {
         if !pkt.retransmit && matches!(pkt.kind, PacketKind::SynAck | PacketKind::Ack | PacketKind::Probe) {
             let s = &mut self.subs[sub];
             let sample = now.since(pkt.sent_at);
-            s.srtt = Dur((s.srtt.0 * 7 + sample.0) / 8);
+            s.ctl.srtt = Dur((s.ctl.srtt.0 * 7 + sample.0) / 8);
         }
         let feedback = match &pkt.sched {
             Sched::Pdq(h) => Some(*h),
@@ -495,8 +468,8 @@ impl MpdqSender {
         for i in 0..self.subs.len() {
             let rto = self.rto(i);
             let s = &mut self.subs[i];
-            if matches!(s.phase, SubPhase::Connecting | SubPhase::Closing) && !s.control_due && s.control_sent_at + rto <= now {
-                s.control_due = true;
+            if matches!(s.phase, SubPhase::Connecting | SubPhase::Closing) && !s.ctl.control_due && s.ctl.control_sent_at + rto <= now {
+                s.ctl.control_due = true;
                 self.timeouts += 1;
             }
         }
@@ -510,18 +483,18 @@ impl MpdqSender {
         let s = &self.subs[i];
         match s.phase {
             SubPhase::Connecting | SubPhase::Closing => {
-                if !s.control_due {
+                if !s.ctl.control_due {
                     return None;
                 }
                 let kind = if s.phase == SubPhase::Connecting { PacketKind::Syn } else { PacketKind::Fin };
                 let s = &mut self.subs[i];
-                s.control_due = false;
-                s.control_sent_at = now;
+                s.ctl.control_due = false;
+                s.ctl.control_sent_at = now;
                 Some(self.packet(i, now, kind))
             }
-            SubPhase::Sending if s.rate > 0 && self.has_work(i) => {
-                if now < s.pacer.next() {
-                    if now >= s.next_probe_at() {
+            SubPhase::Sending if s.ctl.rate > 0 && self.has_work(i) => {
+                if now < s.ctl.pacer.next() {
+                    if now >= s.ctl.next_probe_at() {
                         self.probes += 1;
                         return Some(self.packet(i, now, PacketKind::Probe));
                     }
@@ -534,12 +507,12 @@ impl MpdqSender {
                 p.wire += len;
                 p.retransmit = retransmit;
                 let s = &mut self.subs[i];
-                s.pacer.sent(now, p.wire, s.rate);
+                s.ctl.pacer.sent(now, p.wire, s.ctl.rate);
                 Some(p)
             }
-            SubPhase::Sending if s.rate > 0 => None,
+            SubPhase::Sending if s.ctl.rate > 0 => None,
             SubPhase::Sending => {
-                if now < s.next_probe_at() {
+                if now < s.ctl.next_probe_at() {
                     return None;
                 }
                 self.probes += 1;
@@ -564,10 +537,10 @@ impl MpdqSender {
     fn sub_timeout(&self, i: usize) -> Option<Time> {
         let s = &self.subs[i];
         match s.phase {
-            SubPhase::Connecting | SubPhase::Closing if !s.control_due => Some(s.control_sent_at + self.rto(i)),
+            SubPhase::Connecting | SubPhase::Closing if !s.ctl.control_due => Some(s.ctl.control_sent_at + self.rto(i)),
             SubPhase::Connecting | SubPhase::Closing => None,
-            SubPhase::Sending if s.rate > 0 => self.has_work(i).then(|| s.pacer.next().min(s.next_probe_at())),
-            SubPhase::Sending => Some(s.next_probe_at()),
+            SubPhase::Sending if s.ctl.rate > 0 => self.has_work(i).then(|| s.ctl.pacer.next().min(s.ctl.next_probe_at())),
+            SubPhase::Sending => Some(s.ctl.next_probe_at()),
             SubPhase::Done => None,
         }
     }

@@ -31,10 +31,10 @@ impl MpdqSender {
                 continue;
             }
             let target = (0..self.subs.len())
-                .filter(|&j| self.subs[j].phase == SubPhase::Sending && self.subs[j].rate > 0)
+                .filter(|&j| self.subs[j].phase == SubPhase::Sending && self.subs[j].ctl.rate > 0)
                 .min_by_key(|&j| (self.remaining(j), j));
             let Some(t) = target else { return };
-            let chunk = Rate(self.subs[t].rate).bytes_in(period).0.div_ceil(self.mss as u64).max(1);
+            let chunk = Rate(self.subs[t].ctl.rate).bytes_in(period).0.div_ceil(self.mss as u64).max(1);
             let quota = chunk.min(self.subs[i].quota);
             self.subs[i].quota -= quota;
             let lost_bytes = std::mem::take(&mut self.subs[i].lost_bytes);
@@ -59,8 +59,8 @@ impl MpdqSender {
     pub(super) fn close(&mut self, sub: usize) {
         let s = &mut self.subs[sub];
         s.phase = SubPhase::Closing;
-        s.control_due = true;
-        s.rate = 0;
+        s.ctl.control_due = true;
+        s.ctl.rate = 0;
     }
 
     /// Close subflows with nothing left to do: all of them once the flow is
@@ -80,7 +80,7 @@ impl MpdqSender {
         for i in 0..self.subs.len() {
             let s = &self.subs[i];
             let empty = s.phase == SubPhase::Sending && s.quota == 0 && s.in_flight == 0 && s.lost_bytes == 0;
-            if empty && (s.rate == 0 || !donor) {
+            if empty && (s.ctl.rate == 0 || !donor) {
                 self.close(i);
             }
         }

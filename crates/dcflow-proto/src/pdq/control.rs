@@ -1,0 +1,70 @@
+//! The per-path sender variables of PDQ §3.1 and what the switches' replies
+//! do to them. A PDQ sender has one set; an M-PDQ sender (§6) one per
+//! subflow, since each subflow is a PDQ flow on its own path.
+
+use super::header::{PdqHeader, NOBODY};
+use crate::pacing::Pacer;
+use dcflow_core::{Dur, Time};
+
+/// §3.1: "the sender maintains ... R_S^max, R_S, P_S, I_S, RTT_S", plus
+/// the rate limiter and the timing of control packets and probes.
+#[derive(Clone, Debug)]
+pub(super) struct PathControl {
+    /// R_S^max: the rate of the path's first link (bps).
+    pub r_max: u64,
+    /// R_S (bps).
+    pub rate: u64,
+    /// P_S.
+    pub pause_by: u32,
+    /// I_S, in RTTs.
+    pub inter_probe: f64,
+    /// RTT_S.
+    pub srtt: Dur,
+    /// A SYN, probe or TERM is to be sent.
+    pub control_due: bool,
+    pub control_sent_at: Time,
+    /// Rate limiter: the next data packet may leave at its time.
+    pub pacer: Pacer,
+    /// When the last packet of any kind left (probes are timed from it).
+    pub last_sent_at: Time,
+}
+
+impl PathControl {
+    /// Before the first reply: paused by nobody at rate 0, a SYN due.
+    pub fn new(r_max: u64, base_rtt: Dur, start: Time) -> PathControl {
+        PathControl {
+            r_max,
+            rate: 0,
+            pause_by: NOBODY,
+            inter_probe: 1.0,
+            srtt: base_rtt,
+            control_due: true,
+            control_sent_at: Time::ZERO,
+            pacer: Pacer::default(),
+            last_sent_at: start,
+        }
+    }
+
+    /// Take the switches' decision from a reply's header (§3.1: "the
+    /// remaining variables are set to the fields in the scheduling header");
+    /// I_S only under Suppressed Probing, else one probe per RTT.
+    pub fn take_feedback(&mut self, h: &PdqHeader, suppressed_probing: bool) {
+        let old = self.rate;
+        if h.pause_by != NOBODY {
+            self.rate = 0;
+            self.pause_by = h.pause_by;
+        } else {
+            self.rate = h.rate.min(self.r_max);
+            self.pause_by = NOBODY;
+        }
+        self.inter_probe = if suppressed_probing { (h.inter_probe as f64).max(1.0) } else { 1.0 };
+        if self.rate != old {
+            self.pacer.set_rate(self.rate);
+        }
+    }
+
+    /// A paused path probes every I_S RTTs after its last packet (§3.1).
+    pub fn next_probe_at(&self) -> Time {
+        self.last_sent_at + self.srtt.mul_f64(self.inter_probe)
+    }
+}
