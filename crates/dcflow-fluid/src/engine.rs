@@ -44,7 +44,7 @@ pub struct Counters {
     /// Max-min sweep: links filled and flows checked (heap pops), and flows
     /// the sweep froze (rate changed or confirmed). Not events.
     pub sweep_steps: u64,
-    pub refilled: u64,
+    pub frozen: u64,
     /// Max-min sweep: flows still unfrozen at their old rate after their old
     /// bottleneck turned dirty (they get more: the sweep's subtle path).
     pub released: u64,

@@ -83,6 +83,8 @@ pub(super) struct Sweep {
     caps: Vec<f64>,
     /// Dirty links whose tentative level must be recomputed before the next step.
     pending: Vec<LinkId>,
+    /// The links of the event's flows.
+    seed_links: Vec<LinkId>,
     /// Each link's fill level under the installed rates, kept across sweeps
     /// and forgotten when the link's flows or their rates change.
     level: Vec<Option<f64>>,
@@ -98,6 +100,7 @@ impl Sweep {
             checks: Timers::new(flows),
             caps: Vec::new(),
             pending: Vec::new(),
+            seed_links: Vec::new(),
             level: vec![None; links],
         }
     }
@@ -135,7 +138,7 @@ impl Engine {
         }
         // The event changed these links' flows: their old levels mean
         // nothing, so they are all dirty before any cap is taken.
-        let mut links = std::mem::take(&mut self.component_links);
+        let mut links = std::mem::take(&mut self.sweep.seed_links);
         links.clear();
         links.extend(seeds.iter().flat_map(|&f| self.flows.path(f)));
         links.sort_unstable();
@@ -146,7 +149,7 @@ impl Engine {
         for &l in &links {
             self.spread(l, 0.0, None);
         }
-        self.component_links = links;
+        self.sweep.seed_links = links;
         let mut t = 0.0;
         loop {
             self.evaluate_pending(t);
@@ -169,7 +172,7 @@ impl Engine {
                 self.check_unfrozen(f, t);
             }
         }
-        self.counters.refilled += self.component.len() as u64;
+        self.counters.frozen += self.component.len() as u64;
     }
 
     fn link_mark(&mut self, l: LinkId) -> &mut LinkMark {
