@@ -346,6 +346,17 @@ impl Sim {
         }
     }
 
+    /// Every switch agent's check of its soft state against the flows that
+    /// are still open (see [`PortAgent::audit`]), one line per violation.
+    pub fn audit_agents(&self) -> Vec<String> {
+        let open = |f: FlowId| !self.flows[f as usize].done();
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(l, p)| p.agent.audit(&open).map(|e| format!("port {}: {e}", self.topo.links[l].name)))
+            .collect()
+    }
+
     fn sample(&mut self) {
         let Some(mut m) = self.monitor.take() else { return };
         m.sample(self);

@@ -8,7 +8,7 @@
 
 use crate::packet::Packet;
 use crate::rate_alloc::RateAllocator;
-use dcflow_core::{Rate, Time};
+use dcflow_core::{FlowId, Rate, Time};
 
 /// What an agent may see of its port.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +39,13 @@ impl PortAgent {
             PortAgent::Rate(a) => a.on_packet(now, port, hop, pkt),
             PortAgent::Pdq(a) => a.on_packet(now, port, pkt),
         }
+    }
+
+    /// Check the agent's soft state against the flows that exist: `open`
+    /// says whether a flow has no outcome yet. `None` when consistent, else
+    /// what is wrong. Agents without per-port state have nothing to check.
+    pub fn audit(&self, _open: &dyn Fn(FlowId) -> bool) -> Option<String> {
+        None
     }
 
     /// Whether the agent wants [`PortAgent::on_reverse_packet`] calls.
