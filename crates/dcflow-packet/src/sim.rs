@@ -216,40 +216,55 @@ impl Sim {
         self.enqueue(link, idx);
     }
 
+    /// A packet enters the output port of `link`: the queue decides first,
+    /// and only a packet it admits passes the port's switch agent, with the
+    /// port as the packet found it. A request dropped at a port must not
+    /// change that port's state (D3's counters, PDQ's flow list): the flow
+    /// never hears of the decision, and its next request would be counted
+    /// against the stale one.
     fn enqueue(&mut self, link: LinkId, idx: u32) {
         self.reverse_pass(idx);
+        let port = &mut self.ports[link as usize];
+        let view = PortView {
+            rate: self.topo.links[link as usize].rate,
+            queue_bytes: port.queue.bytes(),
+            tx_bytes: port.tx_bytes,
+        };
         let pkt = self.packets.get_mut(idx);
+        // An idle port with an empty queue sends at once: no queue discipline
+        // acts on an empty queue (nothing to drop, mark or reorder).
+        let send_now = port.queue.is_empty() && port.busy_until <= self.now;
+        if !send_now {
+            let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
+            match port.queue.enqueue(entry) {
+                Verdict::Accepted { mark_ce } => {
+                    if mark_ce && pkt.ecn_capable {
+                        pkt.ecn_ce = true;
+                    }
+                }
+                Verdict::Dropped => {
+                    self.drop_packet(idx);
+                    return;
+                }
+                // Only pFabric's queue evicts, and pFabric has no switch
+                // agent: the victim's agent decision needs no undoing.
+                Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt),
+            }
+        }
         let port = &mut self.ports[link as usize];
         if !matches!(port.agent, PortAgent::Forward) {
-            let view = PortView {
-                rate: self.topo.links[link as usize].rate,
-                queue_bytes: port.queue.bytes(),
-                tx_bytes: port.tx_bytes,
-            };
             // Hop 0 is the sender's NIC, so the n-th switch sees hop n. In
             // BCube the sender's own ports forward too (servers relay) and
             // have agents at hop 0: they count as switch hop 0 as well.
+            let pkt = self.packets.get_mut(idx);
             let switch_hop = (pkt.hop as usize).saturating_sub(1);
             port.agent.on_packet(self.now, &view, switch_hop, pkt);
         }
-        // An idle port with an empty queue sends at once: no queue discipline
-        // acts on an empty queue (nothing to drop, mark or reorder).
-        if port.queue.is_empty() && port.busy_until <= self.now {
+        if send_now {
             self.transmit(link, idx);
             return;
         }
-        let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
-        match port.queue.enqueue(entry) {
-            Verdict::Accepted { mark_ce } => {
-                if mark_ce && pkt.ecn_capable {
-                    pkt.ecn_ce = true;
-                }
-            }
-            Verdict::Dropped => self.drop_packet(idx),
-            Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt),
-        }
-        let port = &mut self.ports[link as usize];
-        if !port.tx_scheduled && !port.queue.is_empty() {
+        if !port.tx_scheduled {
             port.tx_scheduled = true;
             let at = port.busy_until.max(self.now);
             self.events.push(at, Event::TxDone(link));
@@ -347,14 +362,25 @@ impl Sim {
     }
 
     /// Every switch agent's check of its soft state against the flows that
-    /// are still open (see [`PortAgent::audit`]), one line per violation.
+    /// still use its port (see [`PortAgent::audit`]), one line per
+    /// violation. A flow uses a port while the port is on one of its
+    /// forward paths and it has not closed: it has no outcome yet, or its
+    /// sender still has a timer armed (a FIN waiting for its FIN-ACK).
     pub fn audit_agents(&self) -> Vec<String> {
-        let open = |f: FlowId| !self.flows[f as usize].done();
-        self.ports
-            .iter()
-            .enumerate()
-            .filter_map(|(l, p)| p.agent.audit(&open).map(|e| format!("port {}: {e}", self.topo.links[l].name)))
-            .collect()
+        let mut out = Vec::new();
+        for (l, port) in self.ports.iter().enumerate() {
+            let link = l as LinkId;
+            let carried = |f: FlowId| {
+                let flow = &self.flows[f as usize];
+                let open = !flow.done() || flow.sender.as_ref().is_some_and(|s| s.poll_timeout().is_some());
+                let on_path = flow.fwd.contains(&link) || flow.extra.iter().any(|(p, _)| p.contains(&link));
+                open && on_path
+            };
+            if let Some(e) = port.agent.audit(&carried) {
+                out.push(format!("port {}: {e}", self.topo.links[l].name));
+            }
+        }
+        out
     }
 
     fn sample(&mut self) {

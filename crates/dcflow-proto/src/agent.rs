@@ -41,11 +41,14 @@ impl PortAgent {
         }
     }
 
-    /// Check the agent's soft state against the flows that exist: `open`
-    /// says whether a flow has no outcome yet. `None` when consistent, else
-    /// what is wrong. Agents without per-port state have nothing to check.
-    pub fn audit(&self, _open: &dyn Fn(FlowId) -> bool) -> Option<String> {
-        None
+    /// Check the agent's soft state against the flows that exist: `carried`
+    /// says whether a flow still uses this port (it has not closed, and the
+    /// port is on its path). `None` when consistent, else what is wrong.
+    pub fn audit(&self, carried: &dyn Fn(FlowId) -> bool) -> Option<String> {
+        match self {
+            PortAgent::Rate(a) => a.audit(carried),
+            _ => None,
+        }
     }
 
     /// Whether the agent wants [`PortAgent::on_reverse_packet`] calls.

@@ -46,17 +46,18 @@ pub enum Sched {
 }
 
 /// D3's congestion header (D3 §5, Fig. 6). Rates are in bits per second.
-/// `prev_alloc[h]` is `[a_t]` for the h-th switch on the path (returned at that
-/// switch, Snippet 1 line 3), `alloc[h]` is `[a_{t+1}]` written by it.
+/// `alloc[h]` is `[a_{t+1}]` written by the h-th switch on the path. The
+/// paper's header also returns the previous request's r_t and [a_t]; dcflow's
+/// routers remember each flow's latest grant instead (see
+/// [`crate::rate_alloc::RateAllocator`]), so those fields are charged on the
+/// wire (the 22 bytes of §5) but not modelled.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateHeader {
     /// r_{t+1}: desired rate for the next RTT (0 for non-deadline flows).
     pub desired: u64,
-    /// r_t: desired rate of the previous request (returned to the demand counter).
-    pub prev_desired: u64,
-    pub prev_alloc: [u64; MAX_HOPS],
     pub alloc: [u64; MAX_HOPS],
-    /// SYN flag for the rate allocator: count the flow (Snippet 1 line 2).
+    /// SYN flag for the rate allocator: a new flow (Snippet 1 line 2, and the
+    /// base-rate pause of §4.5).
     pub new_flow: bool,
     /// FIN flag: the flow leaves; return its allocation and demand.
     pub leaving: bool,
@@ -64,14 +65,7 @@ pub struct RateHeader {
 
 impl RateHeader {
     pub const fn empty() -> RateHeader {
-        RateHeader {
-            desired: 0,
-            prev_desired: 0,
-            prev_alloc: [0; MAX_HOPS],
-            alloc: [0; MAX_HOPS],
-            new_flow: false,
-            leaving: false,
-        }
+        RateHeader { desired: 0, alloc: [0; MAX_HOPS], new_flow: false, leaving: false }
     }
     /// The sending rate a sender takes from feedback: the minimum over the
     /// `hops` switches that wrote an allocation (D3 §4.1).

@@ -2,14 +2,24 @@
 //!
 //! The sender asks every router on its path for a rate once per RTT and sends
 //! data paced at the minimum allocation (D3 §4.1). A request rides on a data
-//! packet (22 extra header bytes, D3 §5) or, while the flow is held at the base
-//! rate, on a header-only packet. D3 flows ask for the rate that meets their
-//! deadline (§5 "Calculating desired rate"); RCP_dc flows ask for nothing and
-//! get the fair share. Lost data is resent by timer ([`SegmentTracker`]).
+//! packet (22 extra header bytes, D3 §5) or, when no data packet leaves
+//! within an RTT (the flow is held at the base rate, or granted too little
+//! to send a packet per RTT), on a header-only packet. D3 flows ask for the
+//! rate that meets their deadline (§5 "Calculating desired rate"); RCP_dc
+//! flows ask for nothing and get the fair share. Lost data is resent by timer
+//! ([`SegmentTracker`]).
+//!
+//! The base rate pays for the requests: it "allows them to send a
+//! header-only packet per RTT" (§4.2), so header-only requests are paced at
+//! the base rate and data at the rest of the allocation. Everything a flow
+//! sends then fits the rate its routers granted. Sent on every answer
+//! instead, N paused flows keep N requests circulating, and once those fill
+//! the pipe (about 100 flows on a 1 Gbps star) the queue they build holds the
+//! capacity controller's C at 0 and every flow at the base rate for good.
 
 use crate::pacing::Pacer;
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
-use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
+use crate::packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES};
 use crate::reliability::SegmentTracker;
 use dcflow_core::{ensure, ConfigError, Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -82,20 +92,22 @@ pub struct RateSender {
     deadline_aware: bool,
     tracker: SegmentTracker,
     phase: Phase,
-    /// Current sending rate: the minimum allocation over the path (bps).
+    /// The allocation: the minimum over the path (bps).
     rate: u64,
-    /// [a_t]: the allocation vector currently held, returned with the next request.
-    held_alloc: [u64; MAX_HOPS],
-    /// r_t: the desired rate of the request that produced `held_alloc`.
-    held_desired: u64,
     /// A request is in flight since this time (one per RTT, §4.1).
     request_sent_at: Option<Time>,
+    /// With no request in flight: since when the next one is due (its
+    /// predecessor's answer came, or it timed out).
+    request_due_at: Time,
     /// A control packet (SYN / FIN) to (re)send now.
     control_due: bool,
     control_sent_at: Time,
-    /// Pacing at the current allocation (§4.1): a new allocation applies
-    /// from the moment it arrives, also to the gap after the packet already sent.
+    /// Data pacing at the allocation less the base rate (§4.1): a new
+    /// allocation applies from the moment it arrives, also to the gap after
+    /// the packet already sent.
     pacer: Pacer,
+    /// Header-only requests, paced at the base rate (§4.2).
+    request_pacer: Pacer,
     srtt: Dur,
     terminated: bool,
     timeouts: u64,
@@ -111,12 +123,12 @@ impl RateSender {
             tracker: SegmentTracker::new(info.size.0, info.mss),
             phase: Phase::Connecting,
             rate: 0,
-            held_alloc: [0; MAX_HOPS],
-            held_desired: 0,
             request_sent_at: None,
+            request_due_at: Time::ZERO,
             control_due: true,
             control_sent_at: Time::ZERO,
             pacer: Pacer::default(),
+            request_pacer: Pacer::default(),
             srtt: info.base_rtt,
             terminated: false,
             timeouts: 0,
@@ -137,11 +149,12 @@ impl RateSender {
 
     /// D3 §4.1 / §5: r = s/d at the start, then
     /// r_{t+1} = (remaining - s_t·rtt) / (deadline - 2·rtt); 0 without a deadline.
-    /// Returns `None` when the deadline can no longer be met at any rate: it
-    /// has passed, or data is left after this RTT and less than two RTTs are
-    /// (the formula's rate grows without bound as d → 2·rtt). A flow whose
-    /// remaining data goes out within this RTT at its current rate needs
-    /// nothing more (0), however close the deadline.
+    /// Data goes at the allocation less the base rate, so a flow asks for
+    /// that rate plus the base rate. Returns `None` when the deadline can no
+    /// longer be met at any rate: it has passed, or data is left after this
+    /// RTT and less than two RTTs are (the formula's rate grows without bound
+    /// as d → 2·rtt). A flow whose remaining data goes out within this RTT at
+    /// its current rate needs nothing more (0), however close the deadline.
     fn desired_rate(&self, now: Time) -> Option<u64> {
         if !self.deadline_aware {
             return Some(0);
@@ -159,7 +172,7 @@ impl RateSender {
             (remaining_bits, left)
         } else {
             let rtt = self.srtt.0 as f64;
-            (remaining_bits - self.rate as f64 * rtt / 1e12, left - 2.0 * rtt)
+            (remaining_bits - self.data_rate() as f64 * rtt / 1e12, left - 2.0 * rtt)
         };
         if num <= 0.0 {
             return Some(0);
@@ -167,14 +180,12 @@ impl RateSender {
         if den <= 0.0 {
             return None;
         }
-        Some((num / (den / 1e12)).round() as u64)
+        Some((num / (den / 1e12)).round() as u64 + self.cfg.base_rate.0)
     }
 
     fn header(&self, desired: u64) -> RateHeader {
         let mut h = RateHeader::empty();
         h.desired = desired;
-        h.prev_desired = self.held_desired;
-        h.prev_alloc = self.held_alloc;
         h
     }
 
@@ -221,28 +232,36 @@ impl RateSender {
         Some(p)
     }
 
-    fn take_feedback(&mut self, h: &RateHeader) {
-        self.held_alloc = h.alloc;
-        self.held_desired = h.desired;
+    fn take_feedback(&mut self, now: Time, h: &RateHeader) {
         // The capacity controller may allocate more than the link (C grows
         // while the link is under-used); a host never paces faster than its NIC.
         self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
-        self.pacer.set_rate(self.rate);
+        self.pacer.set_rate(self.data_rate());
         self.request_sent_at = None;
+        self.request_due_at = now;
     }
 
-    /// The FIN returns the allocation and demand the routers hold for the
-    /// flow (§4.4), which are those of its latest request: while that
-    /// request's answer is on its way (all data was acknowledged meanwhile),
-    /// the FIN waits for it, or for its timeout. Sent earlier, it would return
-    /// the previous request's values and leave the difference in the routers'
-    /// counters A and D for good.
-    fn fin_waits(&self) -> bool {
-        self.phase == Phase::Closing && self.control_due && self.request_sent_at.is_some()
+    /// The rate data is paced at: the allocation less the base rate that
+    /// pays for the requests. A flow held at the base rate sends no data.
+    fn data_rate(&self) -> u64 {
+        self.rate.saturating_sub(self.cfg.base_rate.0)
     }
 
-    fn can_send_data(&self) -> bool {
-        self.rate > self.cfg.base_rate.0
+    fn has_data_to_send(&self) -> bool {
+        self.data_rate() > 0 && self.tracker.has_pending()
+    }
+
+    /// When the request that is due goes out on a header-only packet: at the
+    /// base rate's pace, unless a data packet leaves within an RTT of it to
+    /// carry it (§4.1). `None` while a request is in flight or data will
+    /// carry the next one.
+    fn header_only_request_at(&self) -> Option<Time> {
+        if self.request_sent_at.is_some() {
+            return None;
+        }
+        let at = self.request_pacer.next().max(self.request_due_at);
+        let data_carries_it = self.has_data_to_send() && self.pacer.next() <= at + self.srtt;
+        (!data_carries_it).then_some(at)
     }
 }
 
@@ -256,7 +275,7 @@ impl Endpoint for RateSender {
         match pkt.kind {
             PacketKind::SynAck if self.phase == Phase::Connecting => {
                 if let Sched::Rate(h) = &pkt.sched {
-                    self.take_feedback(h);
+                    self.take_feedback(now, h);
                 }
                 self.phase = Phase::Sending;
             }
@@ -265,17 +284,13 @@ impl Endpoint for RateSender {
                     self.tracker.on_ack(pkt.seq, pkt.acked_seq);
                 }
                 if let Sched::Rate(h) = &pkt.sched {
-                    self.take_feedback(h);
+                    self.take_feedback(now, h);
                 }
                 if self.tracker.all_acked() {
+                    // The FIN returns whatever the routers hold for the flow,
+                    // also for a request still on its way (it is ahead of the FIN).
                     self.phase = Phase::Closing;
                     self.control_due = true;
-                }
-            }
-            // The answer to the request the FIN is waiting for (see `fin_waits`).
-            PacketKind::Ack | PacketKind::Probe if self.fin_waits() => {
-                if let Sched::Rate(h) = &pkt.sched {
-                    self.take_feedback(h);
                 }
             }
             PacketKind::FinAck if self.phase == Phase::Closing => {
@@ -291,11 +306,6 @@ impl Endpoint for RateSender {
     fn handle_timeout(&mut self, now: Time) {
         let rto = self.rto();
         match self.phase {
-            Phase::Closing if self.fin_waits() => {
-                if self.request_sent_at.is_some_and(|t| t + rto <= now) {
-                    self.request_sent_at = None;
-                }
-            }
             Phase::Connecting | Phase::Closing => {
                 if !self.control_due && self.control_sent_at + rto <= now {
                     self.control_due = true;
@@ -308,6 +318,7 @@ impl Endpoint for RateSender {
                 }
                 if self.request_sent_at.is_some_and(|t| t + rto <= now) {
                     self.request_sent_at = None;
+                    self.request_due_at = now;
                 }
             }
             Phase::Done => {}
@@ -316,22 +327,18 @@ impl Endpoint for RateSender {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         match self.phase {
-            Phase::Closing if self.fin_waits() => return None,
             Phase::Connecting | Phase::Closing if self.control_due => {
                 return self.control_packet(now);
             }
             Phase::Sending => {}
             _ => return None,
         }
-        let sending_data = self.can_send_data() && self.tracker.has_pending();
-        // A request rides on the next paced data packet (§4.1); a flow with no
-        // data to send asks at once, on a header-only packet (§4.5).
-        if sending_data && now < self.pacer.next() {
+        let data_now = self.has_data_to_send() && now >= self.pacer.next();
+        let header_only_now = self.header_only_request_at().is_some_and(|t| now >= t);
+        if !data_now && !header_only_now {
             return None;
         }
-        if !sending_data && self.request_sent_at.is_some() {
-            return None;
-        }
+        // A request rides on the next data packet when one is due (§4.1).
         let request = if self.request_sent_at.is_none() {
             let desired = self.next_desired(now);
             if self.phase != Phase::Sending {
@@ -341,7 +348,7 @@ impl Endpoint for RateSender {
         } else {
             None
         };
-        let mut p = if sending_data {
+        let mut p = if data_now {
             let s = self.tracker.next(now).expect("has_pending");
             let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
             p.seq = s.seq;
@@ -349,18 +356,18 @@ impl Endpoint for RateSender {
             p.wire = HEADER_BYTES + s.len;
             p.retransmit = s.retransmit;
             p
-        } else if request.is_some() {
-            Packet::new(self.info.id, PacketKind::Probe, false, now)
         } else {
-            return None;
+            Packet::new(self.info.id, PacketKind::Probe, false, now)
         };
         if let Some(desired) = request {
             p.sched = Sched::Rate(self.header(desired));
             p.wire += RATE_HEADER_BYTES;
             self.request_sent_at = Some(now);
         }
-        if p.kind == PacketKind::Data {
-            self.pacer.sent(now, p.wire, self.rate);
+        if data_now {
+            self.pacer.sent(now, p.wire, self.data_rate());
+        } else {
+            self.request_pacer.sent(now, p.wire, self.cfg.base_rate.0);
         }
         Some(p)
     }
@@ -368,12 +375,14 @@ impl Endpoint for RateSender {
     fn poll_timeout(&self) -> Option<Time> {
         let rto = self.rto();
         match self.phase {
-            Phase::Closing if self.fin_waits() => self.request_sent_at.map(|t| t + rto),
             Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
             Phase::Sending => {
-                let pacing = (self.can_send_data() && self.tracker.has_pending()).then_some(self.pacer.next());
+                let pacing = self.has_data_to_send().then_some(self.pacer.next());
                 let request = self.request_sent_at.map(|t| t + rto);
-                [pacing, request, self.tracker.next_expiry(rto)].into_iter().flatten().min()
+                [pacing, request, self.header_only_request_at(), self.tracker.next_expiry(rto)]
+                    .into_iter()
+                    .flatten()
+                    .min()
             }
             _ => None,
         }
@@ -497,20 +506,6 @@ mod tests {
         assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
     }
 
-    /// As [`all_sent_and_asking_again`], then the second packet is
-    /// acknowledged at 230 us while the request is in flight: the FIN must
-    /// wait for the request's answer (nothing to send at 230 us).
-    fn all_acked_while_asking(s: &mut RateSender) -> Packet {
-        let probe = all_sent_and_asking_again(s);
-        let t4 = Time::ZERO + Dur::us(230);
-        let mut ack2 = answer(&probe, PacketKind::Ack, 0, 2 * 1460);
-        ack2.sched = Sched::None;
-        ack2.acked_seq = 1460;
-        s.handle_packet(t4, &ack2);
-        assert_eq!(s.poll_transmit(t4), None);
-        probe
-    }
-
     #[test]
     fn a_syn_resent_after_the_deadline_is_a_fin_when_quenching() {
         // The SYN-ACK never comes; the SYN's timeout fires after the
@@ -526,28 +521,53 @@ mod tests {
         assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
     }
 
+    /// Issue 12, defect 3 (D3 §4.1: a sender asks once per RTT): granted
+    /// 5 Mbps, the next data packet is 3.7 ms away; the request must not
+    /// wait for it but go header-only within about an RTT of the answer.
     #[test]
-    fn the_fin_returns_the_allocation_of_the_latest_request() {
+    fn a_flow_granted_little_still_asks_about_once_per_rtt() {
         let mut s = sender(Dur::ms(10), false);
-        // The switch has recorded a 300 Mbps allocation for the request the
-        // sender does not know yet; the answer arrives at 300 us.
-        let probe = all_acked_while_asking(&mut s);
-        let t5 = Time::ZERO + Dur::us(300);
-        s.handle_packet(t5, &answer(&probe, PacketKind::Probe, 300 * MBPS, 0));
-        let fin = s.poll_transmit(t5).expect("FIN");
-        assert_eq!(fin.kind, PacketKind::Fin);
-        assert_eq!(rate_header(&fin).prev_alloc[0], 300 * MBPS);
-        assert!(rate_header(&fin).leaving);
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        let t1 = Time::ZERO + Dur::us(100);
+        s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 5 * MBPS, 0));
+        let d1 = s.poll_transmit(t1).expect("first data packet, with the request");
+        let t2 = Time::ZERO + Dur::us(200);
+        let mut fb = answer(&d1, PacketKind::Ack, 5 * MBPS, 0);
+        fb.seq = 0;
+        s.handle_packet(t2, &fb);
+        let next = s.poll_timeout().expect("armed");
+        assert!(next <= t2 + Dur::us(100), "next request at {next:?}, not one RTT after {t2:?}");
+        let p = s.poll_transmit(next).expect("a request");
+        assert_eq!(p.kind, PacketKind::Probe);
+        assert!(matches!(p.sched, Sched::Rate(_)));
     }
 
+    /// Issue 12, defect 1: a flow held at the base rate asks at the base
+    /// rate's pace (one 62-byte request per 300 us), not on every answer:
+    /// answered every 50 us, 110 such flows would keep a 1 Gbps port full of
+    /// requests, and the queue would hold C at 0 for good.
     #[test]
-    fn a_lost_answer_holds_the_fin_back_for_one_timeout_only() {
+    fn a_paused_flow_asks_at_the_base_rate_pace() {
         let mut s = sender(Dur::ms(10), false);
-        all_acked_while_asking(&mut s);
-        let expiry = s.poll_timeout().expect("the request's timeout");
-        assert_eq!(expiry, Time::ZERO + Dur::us(200) + s.rto());
-        s.handle_timeout(expiry);
-        let fin = s.poll_transmit(expiry).expect("FIN after the timeout");
-        assert_eq!(rate_header(&fin).prev_alloc[0], 500 * MBPS);
+        let base = ExplicitRateConfig::default().base_rate.0;
+        let syn = s.poll_transmit(Time::ZERO).expect("SYN");
+        let mut now = Time::ZERO + Dur::us(50);
+        s.handle_packet(now, &answer(&syn, PacketKind::SynAck, base, 0));
+        let mut sent = Vec::new();
+        while now < Time::ZERO + Dur::ms(3) {
+            match s.poll_transmit(now) {
+                Some(p) => {
+                    assert_eq!(p.kind, PacketKind::Probe, "no data at the base rate");
+                    sent.push(now);
+                    // The answer: still the base rate, 50 us later.
+                    now = now + Dur::us(50);
+                    s.handle_packet(now, &answer(&p, PacketKind::Probe, base, 0));
+                }
+                None => now = s.poll_timeout().expect("armed"),
+            }
+        }
+        let gap = Rate(base).tx_time(dcflow_core::Bytes((HEADER_BYTES + RATE_HEADER_BYTES) as u64));
+        assert!(sent.windows(2).all(|w| w[1] - w[0] >= gap), "{sent:?}");
+        assert!(sent.len() >= 9, "about one per {gap:?}: {sent:?}");
     }
 }
