@@ -236,7 +236,7 @@ impl RateSender {
         // The capacity controller may allocate more than the link (C grows
         // while the link is under-used); a host never paces faster than its NIC.
         self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
-        self.pacer.set_rate(self.data_rate());
+        self.pacer.set_rate(now, self.data_rate());
         self.request_sent_at = None;
         self.request_due_at = now;
     }
@@ -457,9 +457,9 @@ mod tests {
     #[test]
     fn a_larger_allocation_applies_at_once_to_the_pacing_gap() {
         // D3's SYN is answered with r + base rate (§4.5): here 2 Mbps, so the
-        // first data packet (1562 B with the request) would be followed 6.2 ms
-        // later. The feedback at 200 us grants 500 Mbps: the second packet
-        // leaves 25 us after the first one, i.e. at once.
+        // first data packet (1562 B with the request) would be followed 36 ms
+        // later (data gets 2 Mbps less the base rate). The feedback at 200 us
+        // grants 500 Mbps: the second packet leaves about 25 us later.
         let mut s = sender(Dur::ms(10), false);
         let syn = s.poll_transmit(Time::ZERO).expect("SYN");
         let t1 = Time::ZERO + Dur::us(100);
@@ -471,8 +471,10 @@ mod tests {
         fb.kind = PacketKind::Ack;
         fb.seq = 0; // the data is not acknowledged yet: only the feedback counts here
         s.handle_packet(t2, &fb);
-        assert!(s.poll_timeout().unwrap() <= t2);
-        assert_eq!(s.poll_transmit(t2).expect("second data packet").seq, 1460);
+        // What is left of the 36 ms gap goes at ~498 Mbps: 25 us.
+        let next = s.poll_timeout().unwrap();
+        assert!(next <= t2 + Dur::us(26), "{next:?}");
+        assert_eq!(s.poll_transmit(next).expect("second data packet").seq, 1460);
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl PathControl {
     /// Take the switches' decision from a reply's header (§3.1: "the
     /// remaining variables are set to the fields in the scheduling header");
     /// I_S only under Suppressed Probing, else one probe per RTT.
-    pub fn take_feedback(&mut self, h: &PdqHeader, suppressed_probing: bool) {
+    pub fn take_feedback(&mut self, now: Time, h: &PdqHeader, suppressed_probing: bool) {
         let old = self.rate;
         if h.pause_by != NOBODY {
             self.rate = 0;
@@ -59,7 +59,7 @@ impl PathControl {
         }
         self.inter_probe = if suppressed_probing { (h.inter_probe as f64).max(1.0) } else { 1.0 };
         if self.rate != old {
-            self.pacer.set_rate(self.rate);
+            self.pacer.set_rate(now, self.rate);
         }
     }
 

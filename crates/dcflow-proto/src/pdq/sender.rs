@@ -225,7 +225,7 @@ impl Endpoint for PdqSender {
             PacketKind::SynAck if self.phase == Phase::Connecting => {
                 self.phase = Phase::Sending;
                 if let Some(h) = feedback {
-                    self.ctl.take_feedback(&h, self.cfg.variant.suppressed_probing());
+                    self.ctl.take_feedback(now, &h, self.cfg.variant.suppressed_probing());
                 }
             }
             PacketKind::Ack | PacketKind::Probe if self.phase == Phase::Sending => {
@@ -233,7 +233,7 @@ impl Endpoint for PdqSender {
                     self.tracker.on_ack(pkt.seq, pkt.acked_seq);
                 }
                 if let Some(h) = feedback {
-                    self.ctl.take_feedback(&h, self.cfg.variant.suppressed_probing());
+                    self.ctl.take_feedback(now, &h, self.cfg.variant.suppressed_probing());
                 }
                 if self.tracker.all_acked() {
                     self.phase = Phase::Closing;
