@@ -536,3 +536,6 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod stall_tests;
