@@ -258,3 +258,27 @@ def test_plot_missing_dir_is_one_line(tmp_path):
     r = dcflow("plot", tmp_path / "nothing")
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error: ")
+
+
+def test_a_stalled_run_ends_with_one_warning_and_status_stalled(tmp_path):
+    # Every packet h2 sends is lost, so its flow never delivers a byte and,
+    # without the stall guard, the run never ends.
+    lossy = ["--set", "faults.loss=0.999999999999", "--set", 'faults.links=["h2->sw"]',
+             "--set", "faults.direction=forward", "--set", "stall=50ms"]
+    out = tmp_path / "out"
+    r = dcflow("run", write(tmp_path, EXPLICIT), *lossy, "--json", "-o", out)
+    assert r.returncode == 0, r.stderr  # a result, not an error: the outputs are written
+    summary = json.loads(r.stdout)
+    assert summary["status"] == "stalled"
+    assert summary["utilization_links"] == ["sw->h0"]
+    assert json.loads((out / "summary.json").read_text())["status"] == "stalled"
+    warnings = [line for line in r.stderr.splitlines() if not line.startswith("wrote ")]
+    at = summary["sim_time_s"]
+    assert warnings == [f"warning: run stalled at {at:.3f} s: 1 of 2 flows made no progress for 50ms under tcp"]
+    assert at == pytest.approx(summary["fct_max_s"] + 0.050, abs=1e-9)
+
+
+def test_stall_must_be_a_positive_time(tmp_path):
+    r = dcflow("run", write(tmp_path, SMALL), "--set", "stall=0s")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: stall: ") and len(r.stderr.splitlines()) == 1, r.stderr

@@ -63,6 +63,9 @@ def test_outputs_follow_the_contract(tmp_path):
         assert key in pts.column_names, key
     assert set(pts.column("status").to_pylist()) == {"ok"}
     assert pts.column("error").null_count == 8
+    # the summary's status and measured links (joined into one string)
+    assert set(pts.column("run_status").to_pylist()) == {"completed"}
+    assert set(pts.column("utilization_links").to_pylist()) == {"sw->h0"}
     # every flow row, with the grid values and the seed as columns
     flows = pq.read_table(tmp_path / "out" / "flows")
     assert flows.num_rows == sum(pts.column("flows_total").to_pylist()) == 2 * (2 + 6) * 2

@@ -61,6 +61,8 @@ def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool
 
     sc = _load(scenario, sets)
     result = run(sc)
+    if result.summary.get("status") == "stalled":
+        click.echo(stall_warning(result), err=True)
     if out is not None:
         try:
             path = result.save(out)
@@ -133,9 +135,22 @@ _add_experiment_commands(cli)
 
 
 # ---------------------------------------------------------------- formatting
+def stall_warning(result: Any) -> str:
+    """The one line a stalled run prints on stderr (the summary says "stalled")."""
+    import tomllib
+
+    s = result.summary
+    resolved = tomllib.loads(result.resolved_toml)
+    stuck = s["flows_total"] - s["flows_completed"] - s["flows_terminated"]
+    return (f"warning: run stalled at {s['sim_time_s']:.3f} s: {stuck} of {s['flows_total']} flows "
+            f"made no progress for {resolved['stall']} under {resolved['protocol']['name']}")
+
+
 def _fmt(key: str, v: Any) -> str:
     if v is None:
         return "-"
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
     if isinstance(v, bool) or isinstance(v, int):
         return f"{v:,}" if not isinstance(v, bool) else str(v)
     if isinstance(v, float):

@@ -9,7 +9,10 @@ Outputs in ``DIR`` (contract):
 * ``points.parquet``: one row per (grid point, seed), in canonical order (grid
   keys in the order given, the last key varying fastest, then seeds): the grid
   values (one column per dotted key), ``seed``, every summary key, ``status``
-  ("ok" | "error") and ``error`` (message or null);
+  ("ok" | "error") and ``error`` (message or null). The summary's own
+  ``status`` ("completed" | "stopped" | "stalled") is the column
+  ``run_status``, and its list ``utilization_links`` is one string, the link
+  names joined by ","  (null for points that failed);
 * ``flows/``: a Parquet dataset (one file per point, ``<point-id>.parquet``) of
   every flow row with the grid values and ``seed`` as leading columns;
 * ``timeseries/``: the same for monitored scenarios;
@@ -48,7 +51,11 @@ from dcflow.scenario import Scenario, ScenarioError
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
-POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts")
+POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts", "utilization_links", "status")
+
+#: Summary keys whose column in points.parquet has another name: the summary's
+#: ``status`` (how the run ended) beside the point's own ``status`` (ok | error).
+_POINT_COLUMN = {"status": "run_status"}
 
 #: Test hook: after this many points have been written, the parent process
 #: kills itself with SIGKILL (simulates a crash / kill -9 midway).
@@ -454,7 +461,7 @@ def _points_schema(columns) -> pa.Schema:
     fields = [pa.field(name, typ) for name, typ, _ in columns]
     fields.append(pa.field("seed", pa.int64()))
     for k in POINT_SUMMARY_KEYS:
-        fields.append(pa.field(k, pa.float64() if k in _FLOAT_KEYS else pa.int64()))
+        fields.append(pa.field(_POINT_COLUMN.get(k, k), _point_type(k)))
     fields += [pa.field("status", pa.string()), pa.field("error", pa.string())]
     return pa.schema(fields)
 
@@ -463,6 +470,26 @@ _FLOAT_KEYS = frozenset(
     {"app_throughput", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_max_s", "slowdown_mean",
      "slowdown_p99", "slowdown_max", "sim_time_s", "wall_s", "utilization"}
 )
+
+
+_STRING_KEYS = frozenset({"utilization_links", "status"})
+
+
+def _point_type(key: str) -> pa.DataType:
+    if key in _STRING_KEYS:
+        return pa.string()
+    return pa.float64() if key in _FLOAT_KEYS else pa.int64()
+
+
+def _point_value(key: str, v: Any) -> Any:
+    """A summary value as its points.parquet cell: lists of names joined by ","."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, list):
+        return ",".join(v)
+    if v is not None and key in _FLOAT_KEYS:
+        return float(v)
+    return v
 
 
 def _prefix_columns(table: pa.Table, point: Point, columns) -> pa.Table:
@@ -490,12 +517,7 @@ def _point_row(point: Point, outcome: Mapping[str, Any], columns) -> pa.Table:
         row[name] = _param_value(v, typ, as_json)
     row["seed"] = point.seed
     for k in POINT_SUMMARY_KEYS:
-        v = summary.get(k)
-        if isinstance(v, float) and not math.isfinite(v):
-            v = None
-        if v is not None and k in _FLOAT_KEYS:
-            v = float(v)
-        row[k] = v
+        row[_POINT_COLUMN.get(k, k)] = _point_value(k, summary.get(k))
     row["status"] = outcome["status"]
     row["error"] = outcome.get("error")
     return pa.Table.from_pylist([row], schema=schema)

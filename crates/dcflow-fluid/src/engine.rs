@@ -21,8 +21,9 @@ use crate::agenda::{Agenda, Timers};
 
 mod kinetic;
 mod sweep;
-use dcflow_core::{LinkId, Time};
+use dcflow_core::{Dur, LinkId, Time};
 use dcflow_net::Topology;
+use dcflow_scenario::{RunEnd, RunStatus};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -154,19 +155,31 @@ impl Engine {
         self.active > 0 || self.next_ready < self.ready_order.len()
     }
 
-    /// Run until every flow is done or `stop`.
-    pub fn run(&mut self, stop: Option<Time>) {
+    /// Run until every flow is done, `stop`, or a stall: flows are active
+    /// but none has a positive rate (so none has a completion pending) and
+    /// none changes state for `stall` (see [`dcflow_scenario::RunEnd`]).
+    pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         if let Some(t) = self.model.tick() {
             self.events.push(Time::ZERO + t, Event::Tick);
         }
         let mut touched: Vec<u32> = Vec::new();
+        let mut progressed_at = Time::ZERO;
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);
-            let Some(t) = [ready, self.events.peek_time(), self.completions.peek_time()].into_iter().flatten().min() else { break };
-            if stop.is_some_and(|s| t > s) {
-                self.now = stop.expect("checked");
-                break;
+            let next = [ready, self.events.peek_time(), self.completions.peek_time()].into_iter().flatten().min();
+            let delivering = self.completions.peek_time().is_some();
+            if delivering {
+                progressed_at = next.expect("a pending completion");
+            }
+            let stall_at = progressed_at + stall;
+            // With nothing scheduled, active flows at rate 0 stay so for good.
+            if self.active > 0 && !delivering && next.is_none_or(|t| t > stall_at) {
+                return self.end(RunStatus::Stalled, stall_at);
+            }
+            let Some(t) = next else { break };
+            if let Some(stop) = stop.filter(|&s| t > s) {
+                return self.end(RunStatus::Stopped, stop);
             }
             self.now = t;
             touched.clear();
@@ -207,10 +220,23 @@ impl Engine {
                     Event::Hopeless(..) => {} // stale
                 }
             }
+            if !touched.is_empty() {
+                progressed_at = t;
+            }
             if !touched.is_empty() || full {
                 self.recompute(&touched, full, arrivals);
             }
         }
+        // Completed: the last outcome is the last delivery (a completion
+        // plus its delivery delay) or a termination now.
+        let last_delivery = self.flows.finish.iter().flatten().max().copied().unwrap_or(Time::ZERO);
+        RunEnd { status: RunStatus::Completed, at: self.now.max(last_delivery) }
+    }
+
+    /// Stop the run early at `at` (stop or stall): every meter reads up to `at`.
+    fn end(&mut self, status: RunStatus, at: Time) -> RunEnd {
+        self.now = at;
+        RunEnd { status, at }
     }
 
     fn is_active(&self, f: u32) -> bool {
@@ -510,3 +536,6 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod stall_tests;

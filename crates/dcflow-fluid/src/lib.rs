@@ -19,7 +19,7 @@ pub mod sequencing;
 
 use dcflow_core::{ConfigError, Dur, LinkId, Time};
 use dcflow_net::{Routes, Topology};
-use dcflow_scenario::{FlowRecord, RunOutput, RunStats, Scenario, Summary};
+use dcflow_scenario::{FlowRecord, RunEnd, RunOutput, RunStats, Scenario, Summary};
 use engine::{Engine, Event};
 use flows::{Flows, Phase};
 use model::FlowModel;
@@ -40,50 +40,37 @@ fn run_with(scenario: &Scenario, verify: bool) -> Result<(RunOutput, engine::Cou
     let specs = scenario.flow_specs(&topo)?;
     let routes = Routes::new(&topo, scenario.topology.routing, scenario.seed);
     let flows = Flows::new(&topo, &routes, specs, scenario.seed, &model);
-    let watched = watched_links(scenario, &topo);
-    let watched_ids: Vec<LinkId> = watched.iter().map(|w| w.0).collect();
-    let mut engine = Engine::new(&topo, flows, model, &watched_ids);
+    let measured = scenario.measured_links(&topo);
+    let first_start = flows.specs.iter().map(|s| s.start).min().unwrap_or(Time::ZERO);
+    let measured_ids: Vec<LinkId> = measured.iter().map(|w| w.0).collect();
+    let mut engine = Engine::new(&topo, flows, model, &measured_ids);
     engine.verify = verify;
     if let Some(m) = &scenario.monitor {
-        engine.monitor = Some(Monitor::new(m.interval, watched.clone(), m.flows.then_some(engine.flows.len())));
+        engine.monitor = Some(Monitor::new(m.interval, measured.clone(), m.flows.then_some(engine.flows.len())));
         engine.events.push(Time::ZERO + m.interval, Event::Sample);
     }
-    engine.run(scenario.stop.map(|d| Time::ZERO + d));
+    let end = engine.run(scenario.stop.map(|d| Time::ZERO + d), scenario.stall_interval());
     let counters = engine.counters;
     if std::env::var_os("DCFLOW_FLUID_STATS").is_some() {
         eprintln!("dcflow-fluid counters: {counters:?}");
     }
-    Ok((collect(engine, &topo, &watched, wall), counters))
+    Ok((collect(engine, &topo, end, first_start, &measured, wall), counters))
 }
 
-/// Links the summary's utilization is measured on: the monitored ones, else the bottleneck.
-fn watched_links(scenario: &Scenario, topo: &Topology) -> Vec<(LinkId, String)> {
-    let names = match &scenario.monitor {
-        Some(m) if !m.links.is_empty() => m.links.clone(),
-        _ => vec!["bottleneck".to_string()],
-    };
-    names.into_iter().filter_map(|n| topo.link_by_name(&n).map(|l| (l, n))).collect()
-}
-
-fn collect(engine: Engine, topo: &Topology, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
-    let last_delivery = engine.flows.finish.iter().flatten().max().copied().unwrap_or(Time::ZERO);
-    let end = engine.now.max(last_delivery);
+fn collect(engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
     let flows: Vec<FlowRecord> = (0..engine.flows.len() as u32).map(|f| record(&engine, f)).collect();
-    let secs = end.as_secs_f64();
-    let utilization = if watched.is_empty() || secs == 0.0 {
-        0.0
-    } else {
-        watched.iter().map(|(l, _)| engine.link_bits(*l) / (topo.links[*l as usize].rate.as_bps_f64() * secs)).sum::<f64>()
-            / watched.len() as f64
-    };
+    let sent: Vec<(f64, f64)> =
+        measured.iter().map(|&(l, _)| (engine.link_bits(l), topo.links[l as usize].rate.as_bps_f64())).collect();
     let c = engine.counters;
     let stats = RunStats {
-        sim_time_s: secs,
+        status: end.status,
+        sim_time_s: end.at.as_secs_f64(),
         events: c.arrivals + c.completions + c.terminations + c.recomputations,
         wall_s: wall.elapsed().as_secs_f64(),
         packets_sent: 0,
         packets_dropped: 0,
-        utilization,
+        utilization: dcflow_scenario::utilization(&sent, first_start, end.at),
+        utilization_links: measured.iter().map(|&(l, _)| topo.links[l as usize].name.clone()).collect(),
         retransmits: 0,
         timeouts: 0,
         packet_hops: 0,

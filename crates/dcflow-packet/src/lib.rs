@@ -7,10 +7,10 @@ mod monitor;
 mod sim;
 
 use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
-use dcflow_net::{Routes, Topology};
+use dcflow_net::Routes;
 use dcflow_proto::pdq::PathInfo;
 use dcflow_proto::{FlowInfo, ProtocolConfig, Receiver, HEADER_BYTES};
-use dcflow_scenario::{FaultsConfig, FlowRecord, RunOutput, RunStats, Scenario, Summary};
+use dcflow_scenario::{FaultsConfig, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
 use monitor::Monitor;
 use sim::Sim;
@@ -98,17 +98,26 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
             }
         })
         .collect();
-    let watched = watched_links(scenario, &topo);
+    let measured = scenario.measured_links(&topo);
+    let first_start = flows.iter().map(|f| f.spec.start).min().unwrap_or(Time::ZERO);
     let mut sim = Sim::new(topo, &scenario.protocol, flows, scenario.seed);
     apply_faults(&mut sim, &scenario.faults);
     if let Some(m) = &scenario.monitor {
-        let links = watched.iter().map(|&(l, ref n)| (l, n.clone())).collect();
-        sim.monitor = Some(Monitor::new(m.interval, links, m.flows.then_some(sim.flows.len())));
+        sim.monitor = Some(Monitor::new(m.interval, measured.clone(), m.flows.then_some(sim.flows.len())));
         sim.events.push(Time::ZERO + m.interval, sim::Event::Sample);
     }
-    sim.run(scenario.stop.map(|d| Time::ZERO + d));
+    let stop = scenario.stop.map(|d| Time::ZERO + d);
+    let end = sim.run(stop, scenario.stall_interval());
+    let sent: Vec<(f64, f64)> = measured
+        .iter()
+        .map(|&(l, _)| (sim.ports[l as usize].tx_bytes as f64 * 8.0, sim.topo.links[l as usize].rate.as_bps_f64()))
+        .collect();
+    let utilization = dcflow_scenario::utilization(&sent, first_start, end.at);
+    if end.status == RunStatus::Completed {
+        sim.drain(stop);
+    }
     let violations = sim.audit_agents();
-    Ok((collect(sim, &watched, wall), violations))
+    Ok((collect(sim, end, utilization, &measured, wall), violations))
 }
 
 /// `[faults]`: random loss on the named links (the bottleneck by default), on
@@ -129,38 +138,17 @@ fn apply_faults(sim: &mut Sim, faults: &FaultsConfig) {
     }
 }
 
-/// Links the summary's utilization is measured on: the monitored ones, else the bottleneck.
-fn watched_links(scenario: &Scenario, topo: &Topology) -> Vec<(LinkId, String)> {
-    let names = match &scenario.monitor {
-        Some(m) if !m.links.is_empty() => m.links.clone(),
-        _ => vec!["bottleneck".to_string()],
-    };
-    names.into_iter().filter_map(|n| topo.link_by_name(&n).map(|l| (l, n))).collect()
-}
-
-fn collect(sim: Sim, watched: &[(LinkId, String)], wall: Instant) -> RunOutput {
-    let end = sim.now;
+fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
     let flows: Vec<FlowRecord> = sim.flows.iter().map(record).collect();
-    let utilization = if watched.is_empty() || end == Time::ZERO {
-        0.0
-    } else {
-        let secs = end.as_secs_f64();
-        watched
-            .iter()
-            .map(|(l, _)| {
-                let bits = sim.ports[*l as usize].tx_bytes as f64 * 8.0;
-                bits / (sim.topo.links[*l as usize].rate.as_bps_f64() * secs)
-            })
-            .sum::<f64>()
-            / watched.len() as f64
-    };
     let stats = RunStats {
-        sim_time_s: end.as_secs_f64(),
+        status: end.status,
+        sim_time_s: end.at.as_secs_f64(),
         events: sim.events.popped(),
         wall_s: wall.elapsed().as_secs_f64(),
         packets_sent: sim.counters.packets_sent,
         packets_dropped: sim.counters.packets_dropped,
         utilization,
+        utilization_links: measured.iter().map(|&(l, _)| sim.topo.links[l as usize].name.clone()).collect(),
         retransmits: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum(),
         timeouts: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum(),
         packet_hops: sim.counters.packet_hops,

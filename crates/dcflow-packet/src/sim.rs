@@ -14,6 +14,7 @@ use crate::monitor::Monitor;
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
 use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
+use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
 
 /// Everything that can happen; small and `Copy` (DESIGN.md rule 2).
@@ -69,6 +70,12 @@ pub struct Sim {
     loss_rng: RngStream,
     /// Flows without an outcome yet.
     pub open_flows: usize,
+    /// Flows started so far (they start in id order).
+    started: usize,
+    /// The stall guard ([`Sim::run`]): the run stalls at `stall_at` unless
+    /// something progresses first; `Time::MAX` while no flow is running.
+    stall: Dur,
+    stall_at: Time,
     /// Some port's agent acts on reverse packets (PDQ): only then does every
     /// ACK also visit the port its flow's data leaves by.
     reverse_agents: bool,
@@ -104,6 +111,9 @@ impl Sim {
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             ports,
             open_flows: flows.len(),
+            started: 0,
+            stall: Dur::ZERO,
+            stall_at: Time::MAX,
             flows,
             topo,
             protocol: protocol.clone(),
@@ -118,21 +128,56 @@ impl Sim {
         self.ports[link as usize].loss = p;
     }
 
-    /// Run until nothing is left to do or simulated time passes `stop`.
-    pub fn run(&mut self, stop: Option<Time>) {
+    /// Run until every flow has its outcome, simulated time passes `stop`,
+    /// or the run stalls: flows are running but none delivers a byte in
+    /// order or changes state (starts, finishes, terminates) for `stall`.
+    /// The guard costs one comparison per event: progress moves `stall_at`.
+    pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
+        self.stall = stall;
+        while self.open_flows > 0 {
+            let Some((t, ev)) = self.events.pop() else {
+                // Nothing left that could progress: the guard would fire at
+                // `stall_at` (a flow is running: pending starts are events).
+                return RunEnd { status: RunStatus::Stalled, at: self.stall_at };
+            };
+            if let Some(stop) = stop.filter(|&s| t > s) {
+                return RunEnd { status: RunStatus::Stopped, at: stop };
+            }
+            if t > self.stall_at {
+                return RunEnd { status: RunStatus::Stalled, at: self.stall_at };
+            }
+            self.step(t, ev);
+        }
+        RunEnd { status: RunStatus::Completed, at: self.now }
+    }
+
+    /// After a completed run: the events left (FIN exchanges, stale timers)
+    /// up to `stop`, so that the switches' soft state sees every flow leave.
+    pub fn drain(&mut self, stop: Option<Time>) {
         while let Some((t, ev)) = self.events.pop() {
             if stop.is_some_and(|s| t > s) {
                 break;
             }
-            self.now = t;
-            match ev {
-                Event::FlowStart(f) => self.start_flow(f),
-                Event::TxDone(l) => self.tx_done(l),
-                Event::Arrive(p) => self.arrive(p),
-                Event::SenderTimer(f) => self.sender_timer(f),
-                Event::Sample => self.sample(),
-            }
+            self.step(t, ev);
         }
+    }
+
+    fn step(&mut self, t: Time, ev: Event) {
+        self.now = t;
+        match ev {
+            Event::FlowStart(f) => self.start_flow(f),
+            Event::TxDone(l) => self.tx_done(l),
+            Event::Arrive(p) => self.arrive(p),
+            Event::SenderTimer(f) => self.sender_timer(f),
+            Event::Sample => self.sample(),
+        }
+    }
+
+    /// Something progressed now: re-arm the stall guard while flows run.
+    #[inline]
+    fn progress(&mut self) {
+        let outcomes = self.flows.len() - self.open_flows;
+        self.stall_at = if self.started > outcomes { self.now + self.stall } else { Time::MAX };
     }
 
     /// Flows are sorted by start time (workload ids are in start order), so
@@ -150,6 +195,8 @@ impl Sim {
             }
             p => p.sender(flow.info),
         });
+        self.started += 1;
+        self.progress();
         self.drive_sender(f);
     }
 
@@ -176,10 +223,11 @@ impl Sim {
         }
         let flow = &mut self.flows[f as usize];
         let sender = flow.sender.as_mut().expect("driven senders exist");
+        let mut terminated = false;
         while let Some(ev) = sender.poll_event() {
             if ev == FlowEvent::Terminated && flow.finish.is_none() && !flow.terminated {
                 flow.terminated = true;
-                self.open_flows -= 1;
+                terminated = true;
             }
         }
         if let Some(t) = sender.poll_timeout() {
@@ -191,6 +239,10 @@ impl Sim {
                 self.events.push(t, Event::SenderTimer(f));
             }
         }
+        if terminated {
+            self.open_flows -= 1;
+            self.progress();
+        }
     }
 
     fn drive_receiver(&mut self, f: FlowId) {
@@ -199,11 +251,18 @@ impl Sim {
             self.inject(pkt);
         }
         let flow = &mut self.flows[f as usize];
+        let mut finished = false;
         while let Some(ev) = flow.receiver.poll_event() {
             if ev == FlowEvent::Delivered && !flow.done() {
                 flow.finish = Some(now);
-                self.open_flows -= 1;
+                finished = true;
             }
+        }
+        if finished {
+            self.open_flows -= 1;
+            // Its last bytes re-armed the guard; with no flow left running
+            // this disarms it.
+            self.progress();
         }
     }
 
@@ -356,7 +415,11 @@ impl Sim {
                 self.drive_sender(f);
             }
         } else {
+            let in_order = flow.receiver.cumulative();
             flow.receiver.handle_packet(now, &pkt);
+            if flow.receiver.cumulative() > in_order {
+                self.progress();
+            }
             self.drive_receiver(f);
         }
     }

@@ -41,8 +41,8 @@ fn fig6_five_flows_switch_seamlessly() {
     let mut order: Vec<_> = out.flows.iter().map(|f| (f.finish_s.unwrap(), f.id)).collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert_eq!(order.iter().map(|o| o.1).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
-    // Near-100% utilization while flows are active: bytes on the wire over
-    // the busy period (the summary's utilization runs to the end of the run).
+    // Near-100% utilization while flows are active (the summary's
+    // utilization runs from the first start to the last flow's outcome).
     assert!(s.utilization >= 0.95, "utilization {}", s.utilization);
     // Tiny queue: the bottleneck port's monitored queue stays below 10 packets.
     let rows = out.timeseries.as_ref().unwrap();

@@ -9,13 +9,14 @@
 
 pub mod output;
 
-use dcflow_core::{ConfigError, Dur};
+use dcflow_core::{ConfigError, Dur, LinkId};
 use dcflow_net::{QueueDiscipline, Topology, TopologyConfig, TopologyKind};
+use dcflow_proto::tcp::MAX_RTO;
 use dcflow_proto::{ProtocolConfig, QueueNeed};
 use dcflow_workload::{Context, ExplicitFlow, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
-pub use output::{FlowRecord, RunOutput, RunStats, SeriesRecorder, SeriesRow, Summary};
+pub use output::{utilization, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -139,6 +140,12 @@ pub struct Scenario {
     /// Limit on simulated time; flows unfinished by then are reported unfinished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Dur>,
+    /// Stall guard: a run in which flows are running but none delivers a byte
+    /// in order or changes state (starts, finishes, terminates) for this long
+    /// ends with status "stalled". Unset, [`Scenario::from_toml`] fills in
+    /// [`default_stall`] for the protocol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall: Option<Dur>,
     #[serde(default)]
     pub topology: TopologyConfig,
     #[serde(default)]
@@ -153,6 +160,28 @@ pub struct Scenario {
     pub faults: FaultsConfig,
     #[serde(default)]
     pub fluid: FluidConfig,
+}
+
+/// The default `stall` interval: twice the longest time a protocol's sender
+/// may legitimately wait without sending, and at least 1 s. TCP's backed-off
+/// RTO grows up to 60 s (RFC 6298 §2.5, [`MAX_RTO`]), so the TCP family
+/// (tcp, dctcp, d2tcp, lpd) gets 2 minutes: a stall then means about ten
+/// consecutive timeouts of every running flow with nothing delivered. The
+/// other senders never back off: RCP/D3 and PDQ retransmit or probe within
+/// `max(rto_min, 3 RTT)` (rto_min 1 ms by default), pFabric within a few
+/// RTTs, and PDQ/D3 flows paused by the switches probe every RTT or few
+/// RTTs while a flow they yield to delivers bytes. 1 s is hundreds of those
+/// timeouts, and a livelocked run (packets flying, nothing delivered) costs
+/// about a second of wall time to detect. The fluid engine's allocations
+/// have no timers: the same defaults apply to its flows.
+pub fn default_stall(protocol: &ProtocolConfig) -> Dur {
+    let longest_wait = match protocol {
+        ProtocolConfig::Tcp(_) | ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) => MAX_RTO,
+        ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.rto_min,
+        ProtocolConfig::Pdq(c) => c.rto_min,
+        _ => Dur::ZERO,
+    };
+    Dur(longest_wait.0.saturating_mul(2)).max(Dur::secs(1))
 }
 
 /// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
@@ -196,6 +225,7 @@ impl Scenario {
             };
         }
         s.validate()?;
+        s.stall = Some(s.stall.unwrap_or_else(|| default_stall(&s.protocol)));
         let topo = s.build_topology()?;
         s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo))?;
         s.topology = s.topology.resolved();
@@ -209,6 +239,9 @@ impl Scenario {
         self.check_engine_runs_protocol()?;
         if let Some(stop) = self.stop {
             dcflow_core::ensure(stop > Dur::ZERO, "stop", "must be a positive time like \"2s\"")?;
+        }
+        if let Some(stall) = self.stall {
+            dcflow_core::ensure(stall > Dur::ZERO, "stall", "must be a positive time like \"1s\"")?;
         }
         self.topology.validate().map_err(|e| e.within("topology"))?;
         self.protocol.validate().map_err(|e| e.within("protocol"))?;
@@ -266,6 +299,21 @@ impl Scenario {
                 format!("no link named {name:?}; `dcflow topo` lists the link names (\"bottleneck\" is an alias)"),
             )),
         }
+    }
+
+    /// The stall guard's interval (`stall`, or the protocol's default).
+    pub fn stall_interval(&self) -> Dur {
+        self.stall.unwrap_or_else(|| default_stall(&self.protocol))
+    }
+
+    /// The links the summary's utilization measures: the monitored ones,
+    /// else the bottleneck; each with its name as the scenario gives it.
+    pub fn measured_links(&self, topo: &Topology) -> Vec<(LinkId, String)> {
+        let names = match &self.monitor {
+            Some(m) if !m.links.is_empty() => m.links.clone(),
+            _ => vec!["bottleneck".to_string()],
+        };
+        names.into_iter().filter_map(|n| topo.link_by_name(&n).map(|l| (l, n))).collect()
     }
 
     pub fn build_topology(&self) -> Result<Topology, ConfigError> {

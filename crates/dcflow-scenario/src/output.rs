@@ -2,6 +2,7 @@
 //! summary, and monitored time series. Shared by both engines so that the
 //! summary means the same thing whichever engine produced the flows.
 
+use dcflow_core::Time;
 use serde::Serialize;
 
 /// One row of the flows table. Times are seconds since the run began.
@@ -93,16 +94,59 @@ impl SeriesRecorder {
     }
 }
 
+/// How a run ended (the summary's `status`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Every flow got its outcome (finished or terminated).
+    #[default]
+    Completed,
+    /// Simulated time reached the scenario's `stop` first.
+    Stopped,
+    /// Flows were running but none progressed for the scenario's `stall`
+    /// interval (see [`crate::Scenario::stall_interval`]).
+    Stalled,
+}
+
+/// Where a run's measured interval ends: the last flow's outcome
+/// (`Completed`), `stop` (`Stopped`), or the last progress plus the `stall`
+/// interval (`Stalled`). Events after it (FIN exchanges, stale timers) may
+/// still run, but the summary's `sim_time_s` and `utilization` stop here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunEnd {
+    pub status: RunStatus,
+    pub at: Time,
+}
+
+/// The summary's `utilization`: the mean over the measured links of the
+/// fraction of their capacity used between the first flow's start and the
+/// run's end, the interval in which the links had work. Each item of `links`
+/// is (bits the link sent by `end`, its rate in bit/s). Measuring from time 0
+/// to the last event instead made it depend on arrival offsets and on timers
+/// left after the last flow (issue 12).
+pub fn utilization(links: &[(f64, f64)], first_start: Time, end: Time) -> f64 {
+    let secs = end.since(first_start).as_secs_f64();
+    if links.is_empty() || secs == 0.0 {
+        return 0.0;
+    }
+    links.iter().map(|&(bits, rate)| bits / (rate * secs)).sum::<f64>() / links.len() as f64
+}
+
 /// Counters the engine keeps that the flows table cannot give.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunStats {
+    pub status: RunStatus,
+    /// The run's end ([`RunEnd::at`]), in seconds.
     pub sim_time_s: f64,
     pub events: u64,
     pub wall_s: f64,
     pub packets_sent: u64,
     pub packets_dropped: u64,
-    /// Mean utilization of the monitored (or bottleneck) links over the run.
+    /// See [`utilization`].
     pub utilization: f64,
+    /// The topology's names of the links `utilization` measures: the
+    /// monitored ones, else the bottleneck.
+    pub utilization_links: Vec<String>,
     pub retransmits: u64,
     pub timeouts: u64,
     /// Packet transmissions over links (one per packet per hop).
@@ -112,6 +156,8 @@ pub struct RunStats {
 /// DESIGN.md's summary keys, in its order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// Beyond DESIGN.md's list: "completed", "stopped" or "stalled" ([`RunStatus`]).
+    pub status: RunStatus,
     pub flows_total: u64,
     pub flows_completed: u64,
     pub flows_terminated: u64,
@@ -127,12 +173,15 @@ pub struct Summary {
     pub slowdown_mean: Option<f64>,
     pub slowdown_p99: Option<f64>,
     pub slowdown_max: Option<f64>,
+    /// When the run ended: the last flow's outcome, `stop`, or the stall ([`RunEnd`]).
     pub sim_time_s: f64,
     pub events: u64,
     pub wall_s: f64,
     pub packets_sent: u64,
     pub packets_dropped: u64,
     pub utilization: f64,
+    /// Beyond DESIGN.md's list: the links `utilization` measures.
+    pub utilization_links: Vec<String>,
     /// Beyond DESIGN.md's list: packets the senders sent again, and the
     /// retransmission timeouts they took (the incast signature).
     pub retransmits: u64,
@@ -174,6 +223,7 @@ impl Summary {
         let deadline_flows = flows.iter().filter(|f| f.deadline_s.is_some()).count() as u64;
         let deadline_met = flows.iter().filter(|f| f.met_deadline == Some(true)).count() as u64;
         Summary {
+            status: stats.status,
             flows_total: flows.len() as u64,
             flows_completed: fcts.len() as u64,
             flows_terminated: flows.iter().filter(|f| f.terminated).count() as u64,
@@ -193,6 +243,7 @@ impl Summary {
             packets_sent: stats.packets_sent,
             packets_dropped: stats.packets_dropped,
             utilization: stats.utilization,
+            utilization_links: stats.utilization_links.clone(),
             retransmits: stats.retransmits,
             timeouts: stats.timeouts,
             packet_hops: stats.packet_hops,

@@ -98,3 +98,20 @@ fn protocol_picks_its_queue_unless_one_is_given() {
     let s = Scenario::from_toml("[protocol]\nname = \"pfabric\"\n[topology]\nqueue = \"droptail\"\n").unwrap();
     assert_eq!(s.topology.queue, QueueDiscipline::DropTail);
 }
+
+/// `stall` must be a positive time; unset, it resolves to the protocol's
+/// default: 2 minutes for the TCP family (twice the 60 s cap on the
+/// backed-off RTO), 1 s for senders that never back off.
+#[test]
+fn stall_is_a_positive_time_defaulting_by_protocol() {
+    let e = err("stall = \"0s\"\n");
+    assert_eq!(e.key, "stall");
+    assert_eq!(err("stall = \"soon\"\n").key, "stall");
+    for (protocol, want) in [("tcp", Dur::secs(120)), ("dctcp", Dur::secs(120)), ("rcp", Dur::secs(1)), ("pfabric", Dur::secs(1))] {
+        let s = Scenario::from_toml(&format!("[protocol]\nname = \"{protocol}\"\n")).unwrap();
+        assert_eq!((s.stall, s.stall_interval()), (Some(want), want), "{protocol}");
+    }
+    let s = Scenario::from_toml("stall = \"20ms\"\n[protocol]\nname = \"rcp\"\nrto_min = \"2s\"\n").unwrap();
+    assert_eq!(s.stall, Some(Dur::ms(20)));
+    assert_eq!(default_stall(&s.protocol), Dur::secs(4), "twice a long rto_min");
+}
