@@ -9,6 +9,15 @@
 //! timeout. After a timeout the window falls to one packet and slow-starts back
 //! (§4.3 "Rate control"); after `probe_after` consecutive timeouts the flow
 //! sends one packet per RTO until something is acknowledged (probe mode).
+//!
+//! The retransmission timer is the flow's, as in TCP (RFC 6298 §5) on which
+//! pFabric's end host is built, and in the reference simulators: started when
+//! data goes out with none outstanding, restarted whenever the cumulative ACK
+//! advances, never backed off. A timeout therefore means one RTO without
+//! progress; it declares everything outstanding and not selectively
+//! acknowledged lost (those are what is resent) and counts once. Timing each
+//! packet separately would instead fire once per queued packet of a flow that
+//! waits behind more important flows, and reach probe mode within one RTO.
 
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, HEADER_BYTES};
@@ -48,6 +57,8 @@ pub struct PfabricSender {
     max_window: u32,
     window: u32,
     rto: Dur,
+    /// When the retransmission timer last (re)started; `None` while stopped.
+    timer_start: Option<Time>,
     probe_after: u32,
     consecutive_timeouts: u32,
     timeouts: u64,
@@ -64,6 +75,7 @@ impl PfabricSender {
             max_window,
             window: max_window,
             rto: info.base_rtt.mul_f64(cfg.rto_rtts),
+            timer_start: None,
             probe_after: cfg.probe_after,
             consecutive_timeouts: 0,
             timeouts: 0,
@@ -83,11 +95,14 @@ impl PfabricSender {
 }
 
 impl Endpoint for PfabricSender {
-    fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         if pkt.kind != PacketKind::Ack || self.closed {
             return;
         }
-        self.tracker.on_ack(pkt.seq, pkt.acked_seq);
+        if self.tracker.on_ack(pkt.seq, pkt.acked_seq) > 0 {
+            // RFC 6298 (5.2, 5.3): new data acknowledged restarts the timer.
+            self.timer_start = Some(now);
+        }
         // Every ACK is progress: leave probe mode, slow-start back to the BDP window.
         self.consecutive_timeouts = 0;
         self.window = (self.window + 1).min(self.max_window);
@@ -98,12 +113,21 @@ impl Endpoint for PfabricSender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        if self.closed || self.tracker.expire(now, self.rto) == 0 {
+        if self.closed || self.timer_start.is_none_or(|t| now < t + self.rto) {
+            return;
+        }
+        // Go back to the cumulative ACK, as TCP and the reference simulators
+        // do: every outstanding segment not selectively acknowledged is resent.
+        if self.tracker.expire(now, Dur::ZERO) == 0 {
+            self.timer_start = None;
             return;
         }
         self.timeouts += 1;
         self.consecutive_timeouts += 1;
         self.window = 1;
+        // RFC 6298 (5.6) restarts the timer with the retransmission, without
+        // backoff: pFabric's RTO is fixed (§4.3).
+        self.timer_start = Some(now);
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
@@ -112,6 +136,8 @@ impl Endpoint for PfabricSender {
             return None;
         }
         let s = self.tracker.next(now)?;
+        // RFC 6298 (5.1): sending with the timer stopped starts it.
+        self.timer_start.get_or_insert(now);
         let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
         p.seq = s.seq;
         p.payload = s.len;
@@ -126,10 +152,111 @@ impl Endpoint for PfabricSender {
         if self.closed {
             return None;
         }
-        self.tracker.next_expiry(self.rto)
+        self.timer_start.map(|t| t + self.rto)
     }
 
     fn poll_event(&mut self) -> Option<FlowEvent> {
         self.event.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dcflow_core::{Bytes, Rate};
+
+    const MSS: u32 = 1000;
+    /// base RTT 10 us x rto_rtts 3.
+    const RTO: Dur = Dur::us(30);
+
+    fn sender(packets: u64, window: u32) -> PfabricSender {
+        let info = FlowInfo {
+            id: 0,
+            size: Bytes(packets * MSS as u64),
+            start: Time::ZERO,
+            deadline: None,
+            mss: MSS,
+            line_rate: Rate::gbps(10),
+            base_rtt: Dur::us(10),
+            switch_hops: 1,
+        };
+        PfabricSender::new(info, &PfabricConfig { init_window: window, ..PfabricConfig::default() })
+    }
+
+    fn ack(cum: u64, acked_seq: u64) -> Packet {
+        let mut a = Packet::new(0, PacketKind::Ack, true, Time::ZERO);
+        a.seq = cum;
+        a.acked_seq = acked_seq;
+        a
+    }
+
+    /// Sends the whole window one packet per nanosecond from `t0`, as a NIC would.
+    fn send_window(s: &mut PfabricSender, t0: Time) -> Vec<u64> {
+        (0..).map_while(|i| s.poll_transmit(t0 + Dur(i)).map(|p| p.seq)).collect()
+    }
+
+    /// Fires every timer due up to `until` and sends what each allows; returns
+    /// the sequence numbers sent.
+    fn run_timers(s: &mut PfabricSender, until: Time) -> Vec<u64> {
+        let mut sent = Vec::new();
+        while let Some(t) = s.poll_timeout().filter(|&t| t <= until) {
+            s.handle_timeout(t);
+            sent.extend(std::iter::from_fn(|| s.poll_transmit(t).map(|p| p.seq)));
+        }
+        sent
+    }
+
+    /// A window stuck in a queue behind more important flows is one RTO
+    /// without progress: one timeout, not one per queued packet, and probe
+    /// mode only after `probe_after` (5) such RTOs (pFabric §4.3).
+    #[test]
+    fn a_stalled_window_times_out_once_per_rto() {
+        let mut s = sender(20, 8);
+        assert_eq!(send_window(&mut s, Time::ZERO).len(), 8);
+        let resent = run_timers(&mut s, Time::ZERO + RTO + Dur::us(1));
+        assert_eq!(s.timeouts(), 1, "the 8 packets left within 8 ns of each other");
+        assert_eq!(resent, vec![0], "window 1 after the timeout: the first hole");
+        run_timers(&mut s, Time::ZERO + RTO.mul_f64(4.5));
+        assert_eq!(s.timeouts(), 4);
+        assert!(!s.probing());
+        run_timers(&mut s, Time::ZERO + RTO.mul_f64(5.5));
+        assert!(s.probing());
+    }
+
+    /// RFC 6298 (5.3): an ACK that acknowledges new data restarts the timer;
+    /// one that only fills in a selective hole does not.
+    #[test]
+    fn progress_restarts_the_timer() {
+        let mut s = sender(20, 4);
+        send_window(&mut s, Time::ZERO);
+        assert_eq!(s.poll_timeout(), Some(Time::ZERO + RTO));
+        let t = Time::ZERO + Dur::us(25);
+        s.handle_packet(t, &ack(MSS as u64, 0));
+        assert_eq!(s.poll_timeout(), Some(t + RTO), "the cumulative ACK moved");
+        s.poll_transmit(t);
+        s.handle_packet(t + Dur::us(1), &ack(MSS as u64, 2 * MSS as u64));
+        assert_eq!(s.poll_timeout(), Some(t + RTO), "a selective ACK alone does not restart it");
+        s.handle_timeout(t + Dur::us(29));
+        assert_eq!(s.timeouts(), 0, "not yet due");
+    }
+
+    /// A timeout resends every outstanding segment except the selectively
+    /// acknowledged ones, one window at a time from a window of one.
+    #[test]
+    fn a_timeout_resends_what_is_unacknowledged_only() {
+        let mut s = sender(4, 4);
+        send_window(&mut s, Time::ZERO);
+        s.handle_packet(Time(5), &ack(0, 2 * MSS as u64));
+        let mut resent = run_timers(&mut s, Time::ZERO + RTO);
+        assert_eq!((s.timeouts(), resent.clone()), (1, vec![0]));
+        let t = Time::ZERO + RTO + Dur::us(3);
+        s.handle_packet(t, &ack(MSS as u64, 0));
+        resent.extend(std::iter::from_fn(|| s.poll_transmit(t).map(|p| p.seq)));
+        assert_eq!(resent, vec![0, MSS as u64, 3 * MSS as u64], "segment 2 was sacked");
+        for seq in [1, 3] {
+            s.handle_packet(t, &ack(if seq == 1 { 3 * MSS as u64 } else { 4 * MSS as u64 }, seq * MSS as u64));
+        }
+        assert_eq!(s.poll_event(), Some(FlowEvent::Closed));
+        assert_eq!(s.poll_timeout(), None);
     }
 }
