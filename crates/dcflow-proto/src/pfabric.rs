@@ -34,19 +34,26 @@ pub struct PfabricConfig {
     /// Retransmission timeout as a multiple of the path's base RTT (pFabric
     /// §5 uses ~3 RTTs: 45 us at 10 Gbps with ~14 us RTT).
     pub rto_rtts: f64,
+    /// A fixed retransmission timeout for every flow instead of `rto_rtts`
+    /// (e.g. "45us", the paper's value, which its reference simulators keep
+    /// at 40 Gbps). The paper's RTT includes ~10 us of host latency that a
+    /// topology without `proc_delay` lacks; see docs/fidelity.md (pFabric).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto: Option<Dur>,
     /// Consecutive timeouts after which the flow enters probe mode (§4.3: 5).
     pub probe_after: u32,
 }
 
 impl Default for PfabricConfig {
     fn default() -> Self {
-        PfabricConfig { init_window: 0, rto_rtts: 3.0, probe_after: 5 }
+        PfabricConfig { init_window: 0, rto_rtts: 3.0, rto: None, probe_after: 5 }
     }
 }
 
 impl PfabricConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         ensure(self.rto_rtts > 0.0 && self.rto_rtts.is_finite(), "rto_rtts", "must be a positive number of RTTs")?;
+        ensure(self.rto != Some(Dur::ZERO), "rto", "must be a positive duration, e.g. \"45us\"")?;
         ensure(self.probe_after >= 1, "probe_after", "must be at least 1")
     }
 }
@@ -74,7 +81,7 @@ impl PfabricSender {
             tracker: SegmentTracker::new(info.size.0, info.mss),
             max_window,
             window: max_window,
-            rto: info.base_rtt.mul_f64(cfg.rto_rtts),
+            rto: cfg.rto.unwrap_or_else(|| info.base_rtt.mul_f64(cfg.rto_rtts)),
             timer_start: None,
             probe_after: cfg.probe_after,
             consecutive_timeouts: 0,
@@ -258,5 +265,15 @@ mod tests {
         }
         assert_eq!(s.poll_event(), Some(FlowEvent::Closed));
         assert_eq!(s.poll_timeout(), None);
+    }
+    /// `rto` fixes the timeout for every path (the paper's 45 us); zero is refused.
+    #[test]
+    fn a_fixed_rto_replaces_the_rtt_multiple() {
+        let mut cfg = PfabricConfig { rto: Some(Dur::us(45)), ..PfabricConfig::default() };
+        assert!(cfg.validate().is_ok());
+        let s = PfabricSender::new(sender(1, 1).info, &cfg);
+        assert_eq!(s.rto, Dur::us(45), "not 3 x 10 us");
+        cfg.rto = Some(Dur::ZERO);
+        assert!(cfg.validate().unwrap_err().to_string().contains("rto"));
     }
 }
