@@ -28,9 +28,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PfabricConfig {
-    /// Initial and maximum window in packets; 0 = the path's bandwidth-delay
-    /// product, pFabric's choice (§4.3: "the initial window is set to BDP").
+    /// Initial window in packets; 0 = the path's bandwidth-delay product,
+    /// pFabric's choice (§4.3: "the initial window is set to BDP").
     pub init_window: u32,
+    /// Largest window in packets, reached by slow start (one packet per
+    /// ACK); 0 = twice the initial window. pFabric's ns-2 scripts cap the
+    /// window at the port buffer less one packet (`maxcwnd_`), and the
+    /// paper's buffers hold 2 BDP (36 KB at 10 Gbps), so a window of one BDP
+    /// is where a flow starts, not its ceiling: with a ceiling of exactly one
+    /// BDP, any ACK that waits behind a data packet on the reverse path
+    /// (up to one MTU per hop) leaves the flow below line rate.
+    pub max_window: u32,
     /// Retransmission timeout as a multiple of the path's base RTT (pFabric
     /// §5 uses ~3 RTTs: 45 us at 10 Gbps with ~14 us RTT).
     pub rto_rtts: f64,
@@ -46,7 +54,7 @@ pub struct PfabricConfig {
 
 impl Default for PfabricConfig {
     fn default() -> Self {
-        PfabricConfig { init_window: 0, rto_rtts: 3.0, rto: None, probe_after: 5 }
+        PfabricConfig { init_window: 0, max_window: 0, rto_rtts: 3.0, rto: None, probe_after: 5 }
     }
 }
 
@@ -54,6 +62,11 @@ impl PfabricConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         ensure(self.rto_rtts > 0.0 && self.rto_rtts.is_finite(), "rto_rtts", "must be a positive number of RTTs")?;
         ensure(self.rto != Some(Dur::ZERO), "rto", "must be a positive duration, e.g. \"45us\"")?;
+        ensure(
+            self.max_window == 0 || self.max_window >= self.init_window.max(1),
+            "max_window",
+            "must be 0 (twice the initial window) or at least init_window",
+        )?;
         ensure(self.probe_after >= 1, "probe_after", "must be at least 1")
     }
 }
@@ -75,12 +88,13 @@ pub struct PfabricSender {
 
 impl PfabricSender {
     pub fn new(info: FlowInfo, cfg: &PfabricConfig) -> PfabricSender {
-        let max_window = if cfg.init_window == 0 { info.bdp_packets() } else { cfg.init_window };
+        let init_window = if cfg.init_window == 0 { info.bdp_packets() } else { cfg.init_window };
+        let max_window = if cfg.max_window == 0 { 2 * init_window } else { cfg.max_window };
         PfabricSender {
             info,
             tracker: SegmentTracker::new(info.size.0, info.mss),
             max_window,
-            window: max_window,
+            window: init_window,
             rto: cfg.rto.unwrap_or_else(|| info.base_rtt.mul_f64(cfg.rto_rtts)),
             timer_start: None,
             probe_after: cfg.probe_after,
@@ -110,7 +124,7 @@ impl Endpoint for PfabricSender {
             // RFC 6298 (5.2, 5.3): new data acknowledged restarts the timer.
             self.timer_start = Some(now);
         }
-        // Every ACK is progress: leave probe mode, slow-start back to the BDP window.
+        // Every ACK is progress: leave probe mode, slow-start up to the maximum window.
         self.consecutive_timeouts = 0;
         self.window = (self.window + 1).min(self.max_window);
         if self.tracker.all_acked() {
@@ -275,5 +289,21 @@ mod tests {
         assert_eq!(s.rto, Dur::us(45), "not 3 x 10 us");
         cfg.rto = Some(Dur::ZERO);
         assert!(cfg.validate().unwrap_err().to_string().contains("rto"));
+    }
+    /// The window starts at `init_window` and slow-starts to twice that (the
+    /// default `max_window`), never beyond.
+    #[test]
+    fn the_window_grows_from_one_bdp_to_two() {
+        let mut s = sender(100, 4);
+        let mut sent = send_window(&mut s, Time::ZERO).len() as u64;
+        let mut in_flight = Vec::new();
+        for acked in 1..=40u64 {
+            let t = Time::ZERO + Dur::us(acked);
+            s.handle_packet(t, &ack(acked * MSS as u64, (acked - 1) * MSS as u64));
+            sent += std::iter::from_fn(|| s.poll_transmit(t)).count() as u64;
+            in_flight.push(sent - acked);
+        }
+        assert_eq!(&in_flight[..5], &[5, 6, 7, 8, 8], "one more per ACK");
+        assert_eq!(in_flight.iter().max(), Some(&8));
     }
 }
