@@ -5,8 +5,8 @@
 //! (the `pfabric` queue in dcflow-net) serve the most important packet first
 //! and drop the least important on overflow, so the end host needs only
 //! minimal rate control: start at line rate with a window of one
-//! bandwidth-delay product, per-packet ACKs, and a small fixed retransmission
-//! timeout. After a timeout the window falls to one packet and slow-starts back
+//! bandwidth-delay product (growing by one packet per ACK up to
+//! `max_window`), per-packet ACKs, and a small fixed retransmission timeout. After a timeout the window falls to one packet and slow-starts back
 //! (§4.3 "Rate control"); after `probe_after` consecutive timeouts the flow
 //! sends one packet per RTO until something is acknowledged (probe mode).
 //!
@@ -32,12 +32,12 @@ pub struct PfabricConfig {
     /// pFabric's choice (§4.3: "the initial window is set to BDP").
     pub init_window: u32,
     /// Largest window in packets, reached by slow start (one packet per
-    /// ACK); 0 = twice the initial window. pFabric's ns-2 scripts cap the
-    /// window at the port buffer less one packet (`maxcwnd_`), and the
-    /// paper's buffers hold 2 BDP (36 KB at 10 Gbps), so a window of one BDP
-    /// is where a flow starts, not its ceiling: with a ceiling of exactly one
-    /// BDP, any ACK that waits behind a data packet on the reverse path
-    /// (up to one MTU per hop) leaves the flow below line rate.
+    /// ACK); 0 = twice the initial window. The ns-2 scripts of PIAS, built
+    /// on pFabric's ns-2 code, cap the window at the port buffer less one
+    /// packet (`maxcwnd_`), and the paper's buffers hold 2 BDP (36 KB at
+    /// 10 Gbps): one BDP is where a flow starts, not its ceiling. With a
+    /// ceiling of exactly one BDP, any ACK that waits behind a data packet on
+    /// the reverse path (up to one MTU per hop) leaves the flow below line rate.
     pub max_window: u32,
     /// Retransmission timeout as a multiple of the path's base RTT (pFabric
     /// §5 uses ~3 RTTs: 45 us at 10 Gbps with ~14 us RTT).
