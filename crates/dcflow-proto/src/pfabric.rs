@@ -6,13 +6,14 @@
 //! and drop the least important on overflow, so the end host needs only
 //! minimal rate control: start at line rate with a window of one
 //! bandwidth-delay product (growing by one packet per ACK up to
-//! `max_window`), per-packet ACKs, and a small fixed retransmission timeout. After a timeout the window falls to one packet and slow-starts back
-//! (§4.3 "Rate control"); after `probe_after` consecutive timeouts the flow
-//! sends one packet per RTO until something is acknowledged (probe mode).
+//! `max_window`), per-packet ACKs, and a small fixed retransmission timeout.
+//! After a timeout the window falls to one packet and slow-starts back (§4.3
+//! "Rate control"); after `probe_after` consecutive timeouts the flow sends
+//! one packet per RTO until something is acknowledged (probe mode).
 //!
 //! The retransmission timer is the flow's, as in TCP (RFC 6298 §5) on which
 //! pFabric's end host is built, and in the reference simulators: started when
-//! data goes out with none outstanding, restarted whenever the cumulative ACK
+//! data goes out with the timer stopped, restarted whenever the cumulative ACK
 //! advances, never backed off. A timeout therefore means one RTO without
 //! progress; it declares everything outstanding and not selectively
 //! acknowledged lost (those are what is resent) and counts once. Timing each
