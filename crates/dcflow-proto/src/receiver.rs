@@ -7,11 +7,22 @@
 //! and copies the scheduling header into the ACK: "the receiver copies the
 //! scheduling header from each data packet to its corresponding ACK" (PDQ §3.2;
 //! D3 §5 "Receivers respond ... with the allocated rate vector").
+//!
+//! Replies do not copy the data's priority: every reply (ACK, SYN-ACK,
+//! FIN-ACK, probe echo) carries the highest, 0. pFabric's reference simulators
+//! send ACKs at the top priority (e.g. the pHost/YAPS simulator's pFabric
+//! builds every ACK with priority 0), so that a large flow's ACKs
+//! are neither served after nor evicted by smaller flows' data on the reverse
+//! path: an ACK carrying a multi-MB remaining size is the first packet a full
+//! pFabric port drops. The strict-priority queue maps 0 to its top class.
 
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind};
 use dcflow_core::Time;
 use std::collections::{BTreeMap, VecDeque};
+
+/// The priority of every reply: the most important (lower is more important).
+pub const REPLY_PRIO: u64 = 0;
 
 pub struct Receiver {
     info: FlowInfo,
@@ -79,7 +90,7 @@ impl Receiver {
         ack.ecn_echo = pkt.ecn_ce;
         ack.sent_at = pkt.sent_at;
         ack.retransmit = pkt.retransmit;
-        ack.prio = pkt.prio;
+        ack.prio = REPLY_PRIO;
         ack.sched = pkt.sched;
         // M-PDQ (§6): the reply retraces its subflow's path; the buffer above
         // (`cumulative`, `ranges`) is shared by every subflow of the flow.
@@ -184,5 +195,20 @@ mod tests {
         assert!(r.poll_transmit(Time(10)).unwrap().ecn_echo);
         r.handle_packet(Time(11), &Packet::new(0, PacketKind::Fin, false, Time(11)));
         assert_eq!(r.poll_transmit(Time(11)).unwrap().kind, PacketKind::FinAck);
+    }
+    /// pFabric's reference simulators send ACKs at the highest priority; a
+    /// reply that copied the data's priority (its flow's remaining size) would
+    /// lose to smaller flows' data on the reverse path.
+    #[test]
+    fn replies_carry_the_highest_priority_not_the_datas() {
+        let mut r = Receiver::new(info(5_000_000));
+        for kind in [PacketKind::Syn, PacketKind::Data, PacketKind::Probe, PacketKind::Fin] {
+            let mut p = Packet::new(0, kind, false, Time(1));
+            p.prio = 4_999_000;
+            p.payload = if kind == PacketKind::Data { 1000 } else { 0 };
+            r.handle_packet(Time(2), &p);
+            let reply = r.poll_transmit(Time(2)).unwrap();
+            assert_eq!(reply.prio, REPLY_PRIO, "{:?}", reply.kind);
+        }
     }
 }

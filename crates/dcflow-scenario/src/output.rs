@@ -251,6 +251,49 @@ impl Summary {
     }
 }
 
+/// Completed flows of one size range: the per-size view of the pFabric paper's
+/// Fig. 8-10 ((0, 100KB], (100KB, 10MB], > 10MB on the web-search workload).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SizeBucket {
+    /// "<=100KB", "100KB-10MB" or ">10MB".
+    pub label: &'static str,
+    pub flows: u64,
+    pub fct_mean_s: Option<f64>,
+    pub slowdown_mean: Option<f64>,
+}
+
+/// Upper size bound (inclusive) and label of each [`SizeBucket`].
+const SIZE_BUCKETS: [(u64, &str); 3] = [(100_000, "<=100KB"), (10_000_000, "100KB-10MB"), (u64::MAX, ">10MB")];
+
+/// Mean FCT and slowdown of the completed flows per size range (sizes in
+/// decimal units, as `Bytes::kb`).
+pub fn size_buckets(flows: &[FlowRecord]) -> Vec<SizeBucket> {
+    let mut lower = 0;
+    SIZE_BUCKETS
+        .iter()
+        .map(|&(upper, label)| {
+            let inside = flows.iter().filter(|f| f.size_bytes > lower && f.size_bytes <= upper);
+            let (fcts, slowdowns): (Vec<f64>, Vec<f64>) = inside.filter_map(|f| Some((f.fct_s?, f.slowdown?))).unzip();
+            lower = upper;
+            SizeBucket { label, flows: fcts.len() as u64, fct_mean_s: mean(&fcts), slowdown_mean: mean(&slowdowns) }
+        })
+        .collect()
+}
+
+impl RunOutput {
+    /// What the `run_toml` / `run_fluid` examples print: the summary, plus the
+    /// per-size-range means under `size_buckets` when asked (`--buckets`).
+    pub fn report_json(&self, with_buckets: bool) -> String {
+        let text = if with_buckets {
+            let report = serde_json::json!({ "summary": &self.summary, "size_buckets": size_buckets(&self.flows) });
+            serde_json::to_string_pretty(&report)
+        } else {
+            serde_json::to_string_pretty(&self.summary)
+        };
+        text.expect("a summary always serializes")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +334,21 @@ mod tests {
         assert_eq!(s.fct_mean_s, Some(2.0));
         assert_eq!(s.fct_max_s, Some(3.0));
         assert_eq!(s.slowdown_max, Some(6.0));
+    }
+    #[test]
+    fn size_buckets_split_at_100kb_and_10mb_inclusive() {
+        let sized = |id, size, fct| FlowRecord { size_bytes: size, ..flow(id, fct, None) };
+        let flows = [
+            sized(0, 100_000, Some(1.0)),
+            sized(1, 100_001, Some(2.0)),
+            sized(2, 10_000_000, Some(4.0)),
+            sized(3, 10_000_001, Some(8.0)),
+            sized(4, 20_000_000, None),
+        ];
+        let b = size_buckets(&flows);
+        assert_eq!(b.iter().map(|b| (b.label, b.flows)).collect::<Vec<_>>(), [("<=100KB", 1), ("100KB-10MB", 2), (">10MB", 1)]);
+        assert_eq!(b[1].fct_mean_s, Some(3.0));
+        assert_eq!(b[1].slowdown_mean, Some(6.0), "ideal 0.5 s");
+        assert_eq!(b[2].fct_mean_s, Some(8.0), "the unfinished flow is not counted");
     }
 }
