@@ -12,6 +12,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const DOC: &str = "docs/stress.md";
+/// What `make stress` runs.
+const RUN: &str = "cargo run --release -p dcflow-stress";
 
 struct Args {
     protocols: Vec<Protocol>,
@@ -78,7 +80,8 @@ fn main() -> ExitCode {
     let cells = run_matrix(&args.protocols, &args.scenarios, args.threads, &print);
     let wall_s = wall.elapsed().as_secs_f64();
     if let Some(out) = &args.out {
-        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let command = if args.is_empty() { "make stress".to_string() } else { format!("{RUN} -- {}", args.join(" ")) };
         let doc = std::fs::read_to_string(out).unwrap_or_default();
         let generated = table::markdown(&cells, &command, &today(), wall_s);
         if let Err(e) = std::fs::write(out, table::splice(&doc, &generated)) {
