@@ -104,3 +104,68 @@ fn same_run(a: &RunOutput, b: &RunOutput) -> bool {
     let timeless = |s: &Summary| Summary { wall_s: 0.0, ..s.clone() };
     a.flows == b.flows && timeless(&a.summary) == timeless(&b.summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::protocol_named;
+    use dcflow_scenario::{FlowRecord, RunStats};
+
+    fn flow(id: u32, fct: Option<f64>, delivered: u64, terminated: bool) -> FlowRecord {
+        FlowRecord {
+            id,
+            src: 1,
+            dst: 0,
+            size_bytes: 100_000,
+            start_s: 0.0,
+            deadline_s: None,
+            finish_s: fct,
+            fct_s: fct,
+            ideal_fct_s: 0.001,
+            slowdown: fct.map(|f| f / 0.001),
+            met_deadline: None,
+            terminated,
+            bytes_delivered: delivered,
+        }
+    }
+
+    fn output(flows: Vec<FlowRecord>, packets_sent: u64) -> RunOutput {
+        let stats = RunStats { packets_sent, sim_time_s: 0.01, ..RunStats::default() };
+        RunOutput { summary: Summary::from_flows(&flows, &stats), flows, timeseries: None }
+    }
+
+    #[test]
+    fn a_clean_run_passes_and_each_fault_is_named() {
+        let tcp = protocol_named("tcp").unwrap();
+        let bound = Dur::ms(10);
+        let clean = output(vec![flow(0, Some(0.002), 100_000, false)], 150);
+        assert_eq!(violations(tcp, bound, &clean, &[], &clean), Vec::<String>::new());
+
+        let faults = [
+            (flow(0, None, 50_000, false), 150, "unfinished by the end bound"),
+            (flow(0, None, 50_000, true), 150, "terminated without a termination rule"),
+            (flow(0, Some(0.002), 99_000, false), 150, "delivered bytes differ from size"),
+            (flow(0, Some(0.0005), 100_000, false), 150, "beat the ideal FCT"),
+            (flow(0, Some(0.002), 100_000, false), 6000, "request storm"),
+        ];
+        for (f, packets, check) in faults {
+            let out = output(vec![f], packets);
+            let found = violations(tcp, bound, &out, &[], &out);
+            assert!(found.len() == 1 && found[0].starts_with(check), "{check}: {found:?}");
+        }
+        let quench = protocol_named("d3-quench").unwrap();
+        let quenched = output(vec![flow(0, None, 50_000, true)], 100);
+        assert!(violations(quench, bound, &quenched, &[], &quenched).is_empty(), "D3 quenching may terminate");
+
+        let audit = ["port s0->h0: N = 2, flows carried 1".to_string()];
+        assert!(violations(tcp, bound, &clean, &audit, &clean)[0].starts_with("switch soft state"));
+        let other = output(vec![flow(0, Some(0.003), 100_000, false)], 150);
+        assert!(violations(tcp, bound, &clean, &[], &other)[0].starts_with("not deterministic"));
+    }
+
+    /// The bound is derived from the header sizes, not picked.
+    #[test]
+    fn the_packet_bound_is_header_bytes_equal_to_payload() {
+        assert!((MAX_PACKETS_PER_KB - (2.0 * 1000.0 / 1444.0 + 50.0)).abs() < 1e-9);
+    }
+}
