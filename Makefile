@@ -14,7 +14,7 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: all demo test test-rust test-python develop venv bench golden golden-update clean distclean
+.PHONY: all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -45,10 +45,22 @@ demo: $(DEVELOP_STAMP)
 	@echo "demo outputs in $(DEMO_OUT)/ (plots in $(DEMO_OUT)/plots/)"
 
 # ---------------------------------------------------------------------- tests
-test: test-rust test-python
+test: test-rust test-stress test-python
 
 test-rust:
 	cargo test --workspace --quiet
+
+# A slice of the stress matrix (issue 12), in release: debug is too slow for
+# it. The release profile is the one `maturin develop --release` builds, so
+# the engine crates compiled for the extension are reused.
+test-stress:
+	cargo test --release --quiet -p dcflow-stress --test slice
+
+# The whole stress matrix (docs/stress.md): every protocol on incast, Poisson
+# and lossy scenarios, on 2 threads; rewrites the table in docs/stress.md and
+# fails listing every violated check.
+stress:
+	cargo run --release --quiet -p dcflow-stress
 
 test-python: $(DEVELOP_STAMP)
 	$(BIN)/python -m pytest -q tests

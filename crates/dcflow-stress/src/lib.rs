@@ -1,0 +1,128 @@
+//! dcflow-stress: issue 12's stress matrix. Every packet-engine protocol
+//! ([`matrix::PROTOCOLS`]) runs on every scenario ([`matrix::scenarios`]),
+//! stopped at a bound derived from the fluid `fair` makespan of the same
+//! flows, and each run is checked ([`checks::violations`]). `make stress`
+//! runs the whole matrix (the `dcflow-stress` binary); `make test` runs a
+//! slice of it (tests/slice.rs).
+
+pub mod checks;
+pub mod matrix;
+pub mod table;
+
+use dcflow_core::Dur;
+use dcflow_scenario::Scenario;
+use matrix::{Protocol, StressScenario};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One cell of the matrix: a protocol's run on a scenario and its verdict.
+#[derive(Clone, Debug)]
+pub struct CellResult {
+    pub protocol: &'static str,
+    pub scenario: String,
+    pub flows: u64,
+    pub completed: u64,
+    pub terminated: u64,
+    /// Over completed flows.
+    pub slowdown_mean: Option<f64>,
+    pub packets_per_kb: f64,
+    /// When the run was stopped.
+    pub bound: Dur,
+    /// Every violated check, one line each; empty when the cell passes.
+    pub failures: Vec<String>,
+}
+
+/// The time the last flow finishes under ideal max-min fair sharing (the
+/// fluid engine), every flow of the scenario included.
+pub fn fair_makespan(scenario: &StressScenario) -> Dur {
+    let s = parse(&scenario.fair_toml());
+    let out = dcflow_fluid::run(&s).unwrap_or_else(|e| panic!("{}: fluid fair run: {e}", scenario.label));
+    let last = out.flows.iter().filter_map(|f| f.finish_s).fold(0.0, f64::max);
+    Dur::from_secs_f64(last)
+}
+
+fn parse(toml: &str) -> Scenario {
+    Scenario::from_toml(toml).unwrap_or_else(|e| panic!("a stress scenario does not parse: {e}\n{toml}"))
+}
+
+/// Run `protocol` on `scenario` twice (the second run checks determinism),
+/// stopped at the end bound, and check the runs. A panic inside the engine
+/// is reported as the cell's failure, not a crash of the matrix.
+pub fn run_cell(protocol: &Protocol, scenario: &StressScenario, makespan: Dur) -> CellResult {
+    let bound = checks::end_bound(makespan, protocol);
+    let s = parse(&scenario.packet_toml(protocol, bound));
+    let mut cell = CellResult {
+        protocol: protocol.label,
+        scenario: scenario.label.clone(),
+        flows: 0,
+        completed: 0,
+        terminated: 0,
+        slowdown_mean: None,
+        packets_per_kb: 0.0,
+        bound,
+        failures: Vec::new(),
+    };
+    let runs = catch_unwind(AssertUnwindSafe(|| {
+        let first = dcflow_packet::run_audited(&s);
+        let second = dcflow_packet::run(&s);
+        first.and_then(|f| second.map(|s| (f, s)))
+    }));
+    match runs {
+        Err(panic) => cell.failures.push(format!("panicked: {}", panic_message(&*panic))),
+        Ok(Err(e)) => cell.failures.push(format!("scenario rejected: {e}")),
+        Ok(Ok(((out, audit), rerun))) => {
+            let s = &out.summary;
+            (cell.flows, cell.completed, cell.terminated) = (s.flows_total, s.flows_completed, s.flows_terminated);
+            cell.slowdown_mean = s.slowdown_mean;
+            cell.packets_per_kb = checks::packets_per_kb(&out);
+            cell.failures = checks::violations(protocol, bound, &out, &audit, &rerun);
+        }
+    }
+    cell
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "(no message)".into(),
+    }
+}
+
+/// Every `protocol × scenario` cell of `protocols` and `scenarios`, on
+/// `threads` worker threads, in table order (scenario by scenario).
+/// `progress` is told of each cell as it ends, with the count done so far.
+pub fn run_matrix(
+    protocols: &[Protocol],
+    scenarios: &[StressScenario],
+    threads: usize,
+    progress: &(dyn Fn(usize, usize, &CellResult) + Sync),
+) -> Vec<CellResult> {
+    let makespans = parallel_map(scenarios, threads, &fair_makespan);
+    let cells: Vec<(usize, &Protocol)> =
+        (0..scenarios.len()).flat_map(|s| protocols.iter().map(move |p| (s, p))).collect();
+    let done = AtomicUsize::new(0);
+    parallel_map(&cells, threads, &|&(s, p)| {
+        let cell = run_cell(p, &scenarios[s], makespans[s]);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, cells.len(), &cell);
+        cell
+    })
+}
+
+/// `f` over `items` on `threads` threads, results in `items`' order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, f: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                results.lock().expect("no worker panics holding the lock")[i] = Some(r);
+            });
+        }
+    });
+    results.into_inner().expect("workers ended").into_iter().map(|r| r.expect("every item ran")).collect()
+}

@@ -1,0 +1,186 @@
+//! What the stress matrix runs (issue 12): every packet-engine protocol and
+//! variant ([`PROTOCOLS`]) on every scenario ([`scenarios`]): incast into one
+//! 1 Gbps port, Poisson all-to-all on the 12-host tree and a k = 4 fat-tree,
+//! and both again with 1% random loss.
+
+use dcflow_core::Dur;
+
+/// One protocol or variant of the packet engine. A new protocol joins the
+/// matrix with one line in [`PROTOCOLS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Protocol {
+    /// Its name in the table.
+    pub label: &'static str,
+    /// The keys of its `[protocol]` section.
+    pub keys: &'static str,
+    /// Its smallest retransmission timeout: the end bound allows
+    /// [`crate::checks::RTO_ALLOWANCE`] of them for timeouts.
+    pub rto: Dur,
+    /// It has a rule of its own that gives up flows (D3's quenching, PDQ's
+    /// Early Termination); flows of other protocols must all finish.
+    pub terminates: bool,
+}
+
+const fn protocol(label: &'static str, keys: &'static str, rto: Dur, terminates: bool) -> Protocol {
+    Protocol { label, keys, rto, terminates }
+}
+
+/// TCP and its descendants: `rto_min` 10 ms (D3 §6.1.2).
+const TCP_RTO: Dur = Dur::ms(10);
+/// D3, RCP_dc and PDQ: `rto_min` 1 ms (their configs' defaults).
+const RATE_RTO: Dur = Dur::ms(1);
+/// pFabric's RTO is 3 base RTTs (pFabric §4.2), under 100 us on these topologies.
+const PFABRIC_RTO: Dur = Dur::us(100);
+
+/// Every packet-engine protocol and variant, in table order.
+pub const PROTOCOLS: &[Protocol] = &[
+    protocol("tcp", "name = \"tcp\"", TCP_RTO, false),
+    protocol("dctcp", "name = \"dctcp\"", TCP_RTO, false),
+    protocol("d2tcp", "name = \"d2tcp\"", TCP_RTO, false),
+    protocol("lpd-d", "name = \"lpd\"\nvariant = \"d\"", TCP_RTO, false),
+    protocol("lpd-t", "name = \"lpd\"\nvariant = \"t\"", TCP_RTO, false),
+    protocol("lpd-e", "name = \"lpd\"\nvariant = \"e\"", TCP_RTO, false),
+    protocol("lpd-mld", "name = \"lpd\"\nvariant = \"mld\"", TCP_RTO, false),
+    protocol("lpd-s", "name = \"lpd\"\nvariant = \"s\"", TCP_RTO, false),
+    protocol("rcp", "name = \"rcp\"", RATE_RTO, false),
+    protocol("d3", "name = \"d3\"", RATE_RTO, false),
+    protocol("d3-quench", "name = \"d3\"\nquenching = true", RATE_RTO, true),
+    protocol("pdq-basic", "name = \"pdq\"\nvariant = \"basic\"", RATE_RTO, false),
+    protocol("pdq-es", "name = \"pdq\"\nvariant = \"es\"", RATE_RTO, false),
+    protocol("pdq-es_et", "name = \"pdq\"\nvariant = \"es_et\"", RATE_RTO, true),
+    protocol("pdq-full", "name = \"pdq\"\nvariant = \"full\"", RATE_RTO, true),
+    // M-PDQ (PDQ §6): on the fat-tree, up to 4 paths between pods.
+    protocol("m-pdq", "name = \"pdq\"\nsubflows = 4", RATE_RTO, true),
+    protocol("pfabric", "name = \"pfabric\"", PFABRIC_RTO, false),
+];
+
+/// Every scenario runs with this seed (and again with it, for determinism).
+pub const SEED: u64 = 12;
+/// Senders of the incast scenarios.
+pub const INCAST_SENDERS: &[u32] = &[1, 10, 50, 100, 200, 500];
+/// Offered loads of the Poisson scenarios.
+pub const LOADS: &[f64] = &[0.3, 0.6, 0.9];
+/// Flows of each Poisson scenario: enough for the load to build queues
+/// (about 100 MB at 100 KB a flow), few enough for the matrix on 2 cores.
+pub const POISSON_FLOWS: u32 = 1000;
+/// Random loss: 1% on each direction of the incast's bottleneck; on the
+/// Poisson topologies 0.5% on each direction of every host's access link, so
+/// that a packet, which crosses two access links, is lost with about 1%.
+pub const LOSS: f64 = 0.01;
+
+/// One column of the matrix: the topology, workload and faults sections
+/// every protocol runs on.
+#[derive(Clone, Debug)]
+pub struct StressScenario {
+    pub label: String,
+    /// TOML of `[topology]`, `[workload]` and `[faults]`.
+    pub sections: String,
+}
+
+impl StressScenario {
+    /// The scenario under `protocol` on the packet engine, ended at `stop`.
+    pub fn packet_toml(&self, protocol: &Protocol, stop: Dur) -> String {
+        let stop_us = stop.as_secs_f64() * 1e6;
+        format!("seed = {SEED}\nstop = \"{stop_us:.0}us\"\n[protocol]\n{}\n{}", protocol.keys, self.sections)
+    }
+
+    /// The same flows under ideal max-min fair sharing (the fluid engine).
+    pub fn fair_toml(&self) -> String {
+        format!("seed = {SEED}\nengine = \"fluid\"\n[protocol]\nname = \"fair\"\n{}", self.sections)
+    }
+}
+
+/// PDQ §5.1's deadline-constrained flows: sizes uniform on [2 KB, 198 KB].
+const SIZES: &str = "size = { dist = \"uniform\", min = \"2KB\", max = \"198KB\" }";
+/// D3 §6.1.1's deadlines: exponential with mean 20 ms, at least 3 ms.
+const DEADLINES: &str = "deadline = { dist = \"exponential\", mean = \"20ms\", min = \"3ms\" }";
+
+/// `senders` simultaneous flows into host 0 of a 1 Gbps star.
+pub fn incast(senders: u32, deadlines: bool, lossy: bool) -> StressScenario {
+    let deadline = if deadlines { format!("{DEADLINES}\n") } else { String::new() };
+    let faults = if lossy { format!("[faults]\nloss = {LOSS}\ndirection = \"both\"\n") } else { String::new() };
+    StressScenario {
+        label: format!("incast-{senders}{}{}", if deadlines { "-deadline" } else { "" }, lossy_suffix(lossy)),
+        sections: format!(
+            "[topology]\nkind = \"star\"\nhosts = {}\n\
+             [workload]\npattern = \"aggregation\"\nflows = {senders}\n{SIZES}\n{deadline}{faults}",
+            senders + 1
+        ),
+    }
+}
+
+/// The two multi-switch topologies of the Poisson scenarios.
+#[derive(Clone, Copy, Debug)]
+pub enum Fabric {
+    /// The default tree: 4 racks of 3 hosts under one root (PDQ §5.1).
+    Tree,
+    /// A k = 4 fat-tree: 16 hosts, 4 core switches.
+    FatTree,
+}
+
+impl Fabric {
+    fn label(self) -> &'static str {
+        match self {
+            Fabric::Tree => "tree",
+            Fabric::FatTree => "fattree",
+        }
+    }
+
+    fn topology(self) -> &'static str {
+        match self {
+            Fabric::Tree => "[topology]\nkind = \"tree\"\n",
+            Fabric::FatTree => "[topology]\nkind = \"fat_tree\"\nk = 4\n",
+        }
+    }
+}
+
+/// [`POISSON_FLOWS`] flows between uniformly random hosts, arriving as a
+/// Poisson process that offers `load` of the access links.
+pub fn poisson(fabric: Fabric, load: f64, lossy: bool) -> StressScenario {
+    let base = format!(
+        "{}[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\nload = {load}\nflows = {POISSON_FLOWS}\n{SIZES}\n",
+        fabric.topology()
+    );
+    let faults = if lossy { access_link_loss(&base) } else { String::new() };
+    StressScenario { label: format!("{}-{load}{}", fabric.label(), lossy_suffix(lossy)), sections: base + &faults }
+}
+
+/// `[faults]` losing [`LOSS`] / 2 on both directions of every host's access link.
+fn access_link_loss(sections: &str) -> String {
+    let scenario = dcflow_scenario::Scenario::from_toml(sections).expect("the matrix's scenarios are valid");
+    let topo = scenario.build_topology().expect("the matrix's topologies build");
+    let uplinks: Vec<String> = topo
+        .links
+        .iter()
+        .filter(|l| (l.from as usize) < topo.hosts)
+        .map(|l| format!("\"{}\"", l.name))
+        .collect();
+    format!("[faults]\nloss = {}\ndirection = \"both\"\nlinks = [{}]\n", LOSS / 2.0, uplinks.join(", "))
+}
+
+fn lossy_suffix(lossy: bool) -> &'static str {
+    if lossy {
+        "-loss"
+    } else {
+        ""
+    }
+}
+
+/// Every scenario of the matrix, in table order.
+pub fn scenarios() -> Vec<StressScenario> {
+    let mut all = Vec::new();
+    for lossy in [false, true] {
+        for deadlines in [false, true] {
+            all.extend(INCAST_SENDERS.iter().map(|&n| incast(n, deadlines, lossy)));
+        }
+        for fabric in [Fabric::Tree, Fabric::FatTree] {
+            all.extend(LOADS.iter().map(|&load| poisson(fabric, load, lossy)));
+        }
+    }
+    all
+}
+
+/// A protocol by its label.
+pub fn protocol_named(label: &str) -> Option<&'static Protocol> {
+    PROTOCOLS.iter().find(|p| p.label == label)
+}

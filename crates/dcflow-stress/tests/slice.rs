@@ -1,0 +1,61 @@
+//! The slice of the stress matrix that `make test` runs (in release, under a
+//! minute on 2 cores): every protocol on a 100-sender incast with deadlines
+//! and on the lossy fat-tree at load 0.9, and the explicit-rate protocols
+//! and pFabric on the 500-sender incast. `make stress` runs the whole matrix.
+
+use dcflow_stress::matrix::{self, StressScenario};
+use dcflow_stress::{run_matrix, CellResult};
+use std::collections::BTreeSet;
+
+/// Cells of the slice that fail today, as (protocol, scenario). Issue 12:
+/// the fixes are under way; remove a cell here when its fix is merged (the
+/// test says so when a listed cell passes). Nothing else may fail.
+const KNOWN_FAILURES: &[(&str, &str)] = &[
+    // RCP_dc is slow (2.9 x the fair makespan at 100 flows) and livelocks
+    // with a request storm at 500; D3 without quenching as well at 500.
+    ("rcp", "incast-100-deadline"),
+    ("rcp", "incast-500-deadline"),
+    ("d3", "incast-500-deadline"),
+    // pFabric: flows stall in endless timeouts (the ACK priorities).
+    ("pfabric", "incast-100-deadline"),
+    ("pfabric", "incast-500-deadline"),
+    ("pfabric", "fattree-0.9-loss"),
+];
+
+/// The protocols whose switches compute explicit rates, and pFabric: the
+/// ones a 500-flow incast has livelocked (issue 12).
+const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric"];
+
+fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {
+    let protocols: Vec<_> =
+        protocols.iter().map(|l| *matrix::protocol_named(l).unwrap_or_else(|| panic!("no protocol {l}"))).collect();
+    run_matrix(&protocols, &[scenario], 2, &|_, _, _| {})
+}
+
+/// Release only (`make test-stress`): `cargo test --workspace` builds debug,
+/// where the slice would take many minutes.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: make test-stress")]
+fn the_slice_passes_but_for_the_known_failures() {
+    let every: Vec<&str> = matrix::PROTOCOLS.iter().map(|p| p.label).collect();
+    let mut cells = run(&every, matrix::incast(100, true, false));
+    cells.extend(run(&every, matrix::poisson(matrix::Fabric::FatTree, 0.9, true)));
+    cells.extend(run(INCAST_500, matrix::incast(500, true, false)));
+
+    let known: BTreeSet<(&str, &str)> = KNOWN_FAILURES.iter().copied().collect();
+    let mut complaints = Vec::new();
+    for c in &cells {
+        let listed = known.contains(&(c.protocol, c.scenario.as_str()));
+        match (c.failures.is_empty(), listed) {
+            (false, false) => complaints.push(format!("{} on {}: {}", c.protocol, c.scenario, c.failures.join("; "))),
+            (true, true) => complaints.push(format!(
+                "{} on {} passes now: remove it from KNOWN_FAILURES (issue 12)",
+                c.protocol, c.scenario
+            )),
+            _ => {}
+        }
+    }
+    let ran: BTreeSet<(&str, &str)> = cells.iter().map(|c| (c.protocol, c.scenario.as_str())).collect();
+    complaints.extend(known.difference(&ran).map(|(p, s)| format!("KNOWN_FAILURES lists {p} on {s}, not in the slice")));
+    assert!(complaints.is_empty(), "stress slice:\n{}", complaints.join("\n"));
+}
