@@ -176,6 +176,7 @@ impl ProtocolConfig {
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),
             ProtocolConfig::Pdq(c) => Sender::Pdq(crate::pdq::PdqSender::new(info, c)),
+            ProtocolConfig::S3(c) => Sender::Pdq(c.sender(info)),
             _ => panic!("`{}` is a fluid-only discipline: the scenario check rejects it with engine = \"packet\"", self.name()),
         }
     }
@@ -185,6 +186,7 @@ impl ProtocolConfig {
     pub fn port_agent(&self, link_id: u32, link: Rate) -> PortAgent {
         match self {
             ProtocolConfig::Pdq(c) => PortAgent::Pdq(crate::pdq::PdqSwitch::new(c, link_id, link)),
+            ProtocolConfig::S3(c) => PortAgent::Pdq(crate::s3::s3_switch(c, link_id, link)),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
                 PortAgent::Rate(RateAllocator::new(c.clone(), link))
             }
@@ -193,9 +195,10 @@ impl ProtocolConfig {
     }
 
     /// Whether ACKs must retrace the data path link by link: PDQ's switches
-    /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3).
+    /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3), and
+    /// S3's, which are PDQ's flow controller.
     pub fn symmetric_paths(&self) -> bool {
-        matches!(self, ProtocolConfig::Pdq(_))
+        matches!(self, ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_))
     }
 }
 

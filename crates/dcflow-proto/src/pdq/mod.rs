@@ -35,7 +35,8 @@ mod tests;
 
 pub use comparator::{Comparator, Criticality};
 pub use header::{PdqHeader, PDQ_HEADER_BYTES};
-pub use sender::PdqSender;
+pub use control::Probing;
+pub use sender::{PdqSender, SenderRules, Termination};
 pub use mpdq::{MpdqSender, PathInfo};
 pub use switch::{subflow_id, PdqSwitch, SwitchFlow};
 

@@ -26,11 +26,16 @@
 //! the same question, in docs/fidelity-s3.md.
 
 pub mod schedule;
+pub mod switch;
+
+pub use switch::s3_switch;
 
 #[cfg(test)]
 mod tests;
 
-use dcflow_core::{ensure, ConfigError};
+use crate::endpoint::FlowInfo;
+use crate::pdq::{PdqConfig, PdqSender, Probing, SenderRules, Termination};
+use dcflow_core::{ensure, ConfigError, Dur};
 use serde::{Deserialize, Serialize};
 
 /// Bytes the S3 scheduling header adds to every packet: the six fields of
@@ -61,6 +66,27 @@ impl Default for S3Config {
 }
 
 impl S3Config {
+    /// How S3's sender differs from PDQ's (§4.2): its header, its Early
+    /// Termination ("stops the flows" that cannot finish "even if they are
+    /// not paused"), probes every P_i (Eq. 2) and a timer of twice the RTT.
+    pub fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            header_bytes: S3_HEADER_BYTES,
+            termination: self.early_termination.then_some(Termination::FullRate),
+            probing: Probing::S3,
+            rto_rtts: self.rto_rtts,
+            rto_min: Dur::ZERO,
+        }
+    }
+
+    /// The sender of flow `info`: PDQ's sender (SYN, pacing at the granted
+    /// rate, probes, TERM, loss recovery) under [`S3Config::sender_rules`].
+    /// Its criticality key is PDQ's default (the remaining size as a time),
+    /// which S3's switch does not read.
+    pub fn sender(&self, info: FlowInfo) -> PdqSender {
+        PdqSender::with_rules(info, &PdqConfig::default(), self.sender_rules())
+    }
+
     /// Checks serde cannot express; keys are relative to `[protocol]`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         ensure(
