@@ -57,11 +57,16 @@ pub struct S3Config {
     /// Retransmission timer in RTTs (§4.2: "the timeout time interval is
     /// twice RTTs").
     pub rto_rtts: f64,
+    /// PDQ's Early Start threshold K (PDQ §3.3.2), which S3 does not
+    /// describe: 0 (default) hands the link to the next flow only once the
+    /// current one has left, about one RTT of idle link per switch-over
+    /// (docs/fidelity-s3.md).
+    pub early_start_k: f64,
 }
 
 impl Default for S3Config {
     fn default() -> Self {
-        S3Config { early_termination: true, probe_factor: 0.2, rto_rtts: 2.0 }
+        S3Config { early_termination: true, probe_factor: 0.2, rto_rtts: 2.0, early_start_k: 0.0 }
     }
 }
 
@@ -94,6 +99,11 @@ impl S3Config {
             "probe_factor",
             "must be a number > 0 (S3 Eq. 2: 0.2)",
         )?;
-        ensure(self.rto_rtts.is_finite() && self.rto_rtts >= 1.0, "rto_rtts", "must be a number >= 1 (S3 §4.2: 2)")
+        ensure(self.rto_rtts.is_finite() && self.rto_rtts >= 1.0, "rto_rtts", "must be a number >= 1 (S3 §4.2: 2)")?;
+        ensure(
+            self.early_start_k.is_finite() && self.early_start_k >= 0.0,
+            "early_start_k",
+            "must be a number >= 0 (0: no Early Start, S3's default; PDQ: 2)",
+        )
     }
 }

@@ -18,8 +18,8 @@ use dcflow_core::{Rate, Time};
 pub fn s3_switch(cfg: &S3Config, link_id: u32, link: Rate) -> PdqSwitch {
     let pdq = PdqConfig::default();
     let p = SwitchParams {
-        // S3 does not use PDQ's Early Start (§4.3; docs/fidelity-s3.md).
-        k: 0.0,
+        // PDQ's Early Start, off unless asked for (docs/fidelity-s3.md).
+        k: cfg.early_start_k,
         probe_x: None,
         // PDQ's Dampening and smallest grant, as PDQ (docs/fidelity-s3.md).
         dampening: pdq.dampening,

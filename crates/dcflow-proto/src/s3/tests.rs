@@ -210,7 +210,7 @@ fn config_parses_with_the_papers_defaults_and_validates() {
     let p: crate::ProtocolConfig = serde_json::from_str(r#"{"name": "s3"}"#).unwrap();
     match &p {
         crate::ProtocolConfig::S3(c) => {
-            assert_eq!(*c, S3Config { early_termination: true, probe_factor: 0.2, rto_rtts: 2.0 });
+            assert_eq!(*c, S3Config { early_termination: true, probe_factor: 0.2, rto_rtts: 2.0, early_start_k: 0.0 });
         }
         _ => panic!("wrong variant"),
     }
