@@ -265,7 +265,13 @@ impl PdqSwitch {
             }
         }
         let w = self.capacity - a;
-        if w < self.p.min_rate * self.link {
+        // `min_rate` (not in the paper) discards the slivers C − A that the
+        // flows ahead leave while their agreed R_i trails a moving C. With
+        // nothing claimed ahead (A = 0) there is no sliver: W = C is the rate
+        // controller's whole grant (§3.3.3), given as Algorithm 2 does even
+        // when a queue has pushed C below `min_rate`, so the most critical
+        // flow keeps sending (docs/fidelity-pdq.md).
+        if a > 0.0 && w < self.p.min_rate * self.link {
             0.0
         } else {
             w
@@ -364,11 +370,8 @@ impl PdqSwitch {
                     i
                 } else {
                     // "Set R_H to RCP fair share rate; if R_H = 0 then P_H = myID"
-                    let share = self.rcp_share(now, flow);
-                    h.rate = h.rate.min(share as u64);
-                    if h.rate == 0 {
-                        h.pause_by = self.id;
-                    }
+                    let share = self.rcp_share(now, flow) as u64;
+                    self.decide(h, share.min(h.rate));
                     return;
                 }
             }
@@ -378,22 +381,34 @@ impl PdqSwitch {
             ListOrder::S3(o) => o.refresh(&mut self.list, now, rtt_avg, flow).unwrap_or(i),
             ListOrder::Pairwise => i,
         };
-        let w = self.availbw(i).min(h.rate as f64);
-        if w > 0.0 {
-            let not_sending = !self.list[i].sending();
-            if not_sending && self.dampened(now, flow) {
-                h.pause_by = self.id;
-                self.list[i].pause_by = self.id;
-            } else {
-                h.pause_by = NOBODY;
-                h.rate = w as u64;
-                if not_sending {
-                    self.last_accept = Some((now, flow));
-                }
+        let w = self.availbw(i).min(h.rate as f64) as u64;
+        let not_sending = !self.list[i].sending();
+        let dampened = w > 0 && not_sending && self.dampened(now, flow);
+        if self.decide(h, if dampened { 0 } else { w }) {
+            if not_sending {
+                self.last_accept = Some((now, flow));
             }
         } else {
-            h.pause_by = self.id;
             self.list[i].pause_by = self.id;
+        }
+    }
+
+    /// Algorithm 1's verdict in the header: accept at `w` bps ("P_H = ∅;
+    /// R_H = W") or pause ("P_H = myID"). Accepting always clears P_H: the
+    /// sender echoes P_S, so a flow this switch paused earlier comes back with
+    /// P_H = myID, and a P_H left set would make Algorithm 3 zero its rate.
+    /// Algorithm 1's RCP branch (§3.3.1) does not write P_H = ∅ when the
+    /// share is positive, but RCP is to serve the flows "that are not paused
+    /// by any other switches", which includes those this switch paused before
+    /// its leftover capacity grew. Returns whether the flow was accepted.
+    fn decide(&self, h: &mut PdqHeader, w: u64) -> bool {
+        if w > 0 {
+            h.pause_by = NOBODY;
+            h.rate = w;
+            true
+        } else {
+            h.pause_by = self.id;
+            false
         }
     }
 

@@ -261,6 +261,63 @@ fn hard_limit_m_serves_the_rest_with_rcp() {
     assert_eq!((h3.pause_by, h3.rate), (NOBODY, 300_000_000));
 }
 
+/// The RCP fallback (§3.3.1) serves flows outside the M most critical "that
+/// are not paused by any other switches": that includes a flow this switch
+/// paused itself while PDQ used the whole link. Its sender echoes P_S, so its
+/// next probe carries P_H = this switch; once capacity is left over, the
+/// switch must clear P_H, or Algorithm 3 zeroes the share on the way back.
+#[test]
+fn rcp_fallback_serves_a_flow_this_switch_paused_earlier() {
+    let mut p = params(0.0, None, 0.0);
+    p.max_flows = Some(1);
+    let mut s = switch(p);
+    // Flow 1 (the listed one) first takes the whole link: flow 2's share is 0.
+    round_trip(&mut s, Time::ZERO, 1, hdr(1000));
+    let h2 = round_trip(&mut s, Time::ZERO, 2, hdr(5000));
+    assert_eq!((h2.pause_by, h2.rate), (ME, 0));
+    // Flow 1 is then limited to 400 Mbps elsewhere.
+    let mut h1 = hdr(1000);
+    h1.rate = 400_000_000;
+    round_trip(&mut s, Time::ZERO, 1, h1);
+    // Flow 2's probe echoes P_S = this switch; it gets the 600 Mbps left.
+    let mut probe = hdr(5000);
+    probe.pause_by = ME;
+    let h2 = round_trip(&mut s, Time::ZERO, 2, probe);
+    assert_eq!((h2.pause_by, h2.rate), (NOBODY, 600_000_000));
+}
+
+/// `min_rate` filters the slivers C − A that flows ahead leave (not in the
+/// paper). When a queue pushes the rate controller's C itself below it, the
+/// most critical flow still gets C (Algorithm 2 returns C − 0), while a flow
+/// behind a sending one still gets nothing from the sliver.
+#[test]
+fn min_rate_never_pauses_the_most_critical_flow() {
+    let mut p = params(0.0, None, 0.0);
+    p.min_rate = 0.1;
+    let mut s = switch(p);
+    round_trip(&mut s, Time::ZERO, 1, hdr(1000));
+    // 23,750 B queued: q / (2 RTT) = 190 kbit / 200 us = 950 Mbps, C = 50 Mbps.
+    let q = PortView { rate: Rate(C), queue_bytes: 23_750, tx_bytes: 0 };
+    let later = Time::ZERO + Dur::us(201);
+    let mut h1 = hdr(1000);
+    s.on_forward(later, &q, 1, &mut h1);
+    assert!((s.capacity() - 50e6).abs() < 1.0, "C = {}", s.capacity());
+    assert_eq!((h1.pause_by, h1.rate), (NOBODY, 50_000_000), "C < min_rate x link, still the whole C");
+    s.on_reverse(1, &mut h1);
+    // Flow 1 sends at 50 Mbps; C recovers to 950 Mbps: the 900 Mbps left is
+    // no sliver. With flow 1 at 900 Mbps, the 50 Mbps left is one.
+    let q = PortView { rate: Rate(C), queue_bytes: 1_250, tx_bytes: 0 };
+    let mut h2 = hdr(5000);
+    s.on_forward(later + Dur::us(201), &q, 2, &mut h2);
+    assert_eq!((h2.pause_by, h2.rate), (NOBODY, 900_000_000));
+    s.on_term(2);
+    let mut h1 = hdr(1000);
+    h1.rate = 900_000_000;
+    round_trip(&mut s, later + Dur::us(202), 1, h1);
+    let h2 = round_trip(&mut s, later + Dur::us(203), 2, hdr(5000));
+    assert_eq!(h2.pause_by, ME, "a 50 Mbps sliver behind a sending flow is not granted");
+}
+
 #[test]
 fn edf_beats_sjf() {
     let mut s = switch(params(0.0, None, 0.0));
