@@ -31,7 +31,7 @@ pub mod sender;
 pub mod switch;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use comparator::{Comparator, Criticality};
 pub use header::{PdqHeader, PDQ_HEADER_BYTES};

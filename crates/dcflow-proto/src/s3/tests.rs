@@ -5,17 +5,14 @@
 
 use super::{s3_switch, S3Config, S3_HEADER_BYTES};
 use crate::agent::PortView;
-use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
-use crate::packet::{Packet, PacketKind, Sched};
+use crate::endpoint::{Endpoint, FlowEvent};
+use crate::packet::{PacketKind, Sched};
+use crate::pdq::tests::{info, reply, C, ME, RTT};
 use crate::pdq::header::{PdqHeader, NOBODY};
 use crate::pdq::PdqSwitch;
 use dcflow_core::{Bytes, Dur, Rate, Time};
 
-const C: u64 = 1_000_000_000;
-const RTT: Dur = Dur::us(100);
-/// The switch's id: its link id + 1.
-const ME: u32 = 7;
-
+/// S3's agent for a port whose switch id is `ME` (link id + 1).
 fn switch() -> PdqSwitch {
     s3_switch(&S3Config::default(), ME - 1, Rate(C))
 }
@@ -109,23 +106,6 @@ fn switch_pauses_and_resumes_in_table_2_order() {
     assert_eq!(order(&s), [b, c]);
 }
 
-fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
-    FlowInfo { id: 0, size: Bytes(size), start: Time::ZERO, deadline, mss: 1460, line_rate: Rate(C), base_rtt: RTT, switch_hops: 1 }
-}
-
-/// The receiver's reply with a switch's decision written into the header.
-fn reply(p: &Packet, kind: PacketKind, pause_by: u32, rate: u64, inter_probe: f32) -> Packet {
-    let mut r = *p;
-    r.kind = kind;
-    r.reverse = true;
-    if let Sched::Pdq(h) = &mut r.sched {
-        h.pause_by = pause_by;
-        h.rate = rate;
-        h.inter_probe = inter_probe;
-    }
-    r
-}
-
 /// §4.2: the SYN carries the header (24 B on the wire) with R_i = the link
 /// rate; paused, the sender sends a probe every P_i (Eq. 2, 0.4 RTT here,
 /// below PDQ's one-RTT floor) and no data; accepted, it sends data at the
@@ -138,7 +118,7 @@ fn sender_probes_every_p_i_while_paused_and_resumes() {
     let Sched::Pdq(h) = syn.sched else { panic!("S3 header") };
     assert_eq!((h.rate, h.pause_by), (C, NOBODY), "R_i starts at the link rate");
     let t = Time::ZERO + RTT;
-    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, ME, 0, 0.4));
+    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, Time::ZERO, ME, 0, 0.4));
     assert_eq!((s.rate(), s.paused_by()), (0, ME));
     // P_i has passed since the SYN: a probe at once, then one every P_i.
     assert_eq!(s.poll_transmit(t).unwrap().kind, PacketKind::Probe, "no data while paused");
@@ -148,7 +128,7 @@ fn sender_probes_every_p_i_while_paused_and_resumes() {
     let probe = s.poll_transmit(next).unwrap();
     assert_eq!(probe.kind, PacketKind::Probe);
     let t2 = next + RTT;
-    s.handle_packet(t2, &reply(&probe, PacketKind::Probe, NOBODY, C, 0.2));
+    s.handle_packet(t2, &reply(&probe, PacketKind::Probe, Time::ZERO, NOBODY, C, 0.2));
     let d = s.poll_transmit(t2).unwrap();
     assert_eq!((d.kind, d.payload, d.wire), (PacketKind::Data, 1460 - S3_HEADER_BYTES, 1500));
     assert_eq!(s.poll_timeout(), Some(t2 + Rate(C).tx_time(Bytes(1500))), "paced at R_i");
@@ -168,7 +148,7 @@ fn early_termination_only_when_hopeless_at_full_rate() {
     let d = Time::ZERO + Dur::us(900);
     let mut s = S3Config::default().sender(info(10_000, Some(d)));
     let syn = s.poll_transmit(Time::ZERO).unwrap();
-    s.handle_packet(Time::ZERO + RTT, &reply(&syn, PacketKind::SynAck, ME, 0, 1.0));
+    s.handle_packet(Time::ZERO + RTT, &reply(&syn, PacketKind::SynAck, Time::ZERO, ME, 0, 1.0));
     s.handle_timeout(Time(d.0 - RTT.0 + 1));
     assert!(s.poll_event().is_none(), "still makes it at full rate");
     let at = s.poll_timeout().unwrap();
@@ -190,7 +170,7 @@ fn a_packet_unacknowledged_for_two_rtts_is_resent() {
     let mut s = S3Config::default().sender(info(3_000, None));
     let syn = s.poll_transmit(Time::ZERO).unwrap();
     let t = Time::ZERO + RTT;
-    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, NOBODY, C, 0.2));
+    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, Time::ZERO, NOBODY, C, 0.2));
     let first = s.poll_transmit(t).unwrap();
     assert!(!first.retransmit);
     let rto = s.srtt().mul_f64(2.0);
