@@ -85,8 +85,8 @@ pub struct Timing {
 
 impl FlowModel {
     pub fn from_scenario(s: &Scenario) -> Result<FlowModel, ConfigError> {
-        if let Some((discipline, cfg)) = s.protocol.discipline() {
-            return Ok(FlowModel::Ideal { discipline, early_termination: cfg.early_termination });
+        if let Some((discipline, early_termination)) = s.protocol.discipline() {
+            return Ok(FlowModel::Ideal { discipline, early_termination });
         }
         let params = |f: &FluidConfig| ModelParams {
             mss: s.topology.mtu - f.header_bytes,

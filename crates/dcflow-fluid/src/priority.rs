@@ -14,7 +14,8 @@
 
 use crate::flows::Flows;
 use crate::model::Order;
-use crate::sequencing::{merp_virtual_deadlines, moore_hodgson, s3_filter, s3_slack, Job, MerpFlow};
+use crate::sequencing::{merp_virtual_deadlines, moore_hodgson, Job, MerpFlow};
+use dcflow_proto::s3::schedule::{arrange, FlowKey};
 use dcflow_core::Time;
 
 /// Transmission time left at full speed: PDQ's T_i.
@@ -74,24 +75,10 @@ pub fn order(
             });
         }
         Order::S3 => {
-            edf(flows, now, set);
-            let with_deadline = set.iter().take_while(|&&f| flows.deadline[f as usize].is_some()).count();
-            let jobs: Vec<Job> = set[..with_deadline]
-                .iter()
-                .map(|&f| Job { p: time_left(flows, f), d: deadline_left(flows, f, now).expect("deadline flow") })
-                .collect();
-            let marks = s3_slack(&jobs, &s3_filter(&jobs));
-            // Schedulable flows in EDF order, then the rest (paused: they get
-            // only what the schedulable ones leave), then flows without deadline.
-            let (mut first, mut rest): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-            for (i, &f) in set[..with_deadline].iter().enumerate() {
-                if marks[i] { first.push(f) } else { rest.push(f) }
-            }
-            let no_deadline = set[with_deadline..].to_vec(); // already shortest T_i first
-            set.clear();
-            set.extend(first);
-            set.extend(rest);
-            set.extend(no_deadline);
+            // S3 §4.3: schedulable flows (FILTER + SLACK) in EDF order, then
+            // the rest (paused: they get only what the schedulable ones
+            // leave), then flows without deadline shortest first.
+            arrange(set, |&f| FlowKey { size: time_left(flows, f), deadline: deadline_left(flows, f, now), id: f as u64 });
         }
         Order::Pdq(keys) => crate::pdq::order(keys, flows, now, set),
         Order::Merp => {

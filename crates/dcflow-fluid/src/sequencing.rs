@@ -1,38 +1,14 @@
 //! Single-machine sequencing rules the ordered disciplines are built from, as
 //! pure functions of (processing time, deadline) so they can be tested on the
 //! papers' numbers. Times are in any one unit (the engine uses seconds:
-//! remaining bits / the path's bottleneck rate, and deadline - now).
+//! remaining bits / the path's bottleneck rate, and deadline - now). S3's
+//! FILTER + SLACK live with the S3 protocol (`dcflow_proto::s3::schedule`),
+//! whose switch agent runs the same code.
 
 use std::collections::BinaryHeap;
 
-/// A job for a single machine: `p` processing time, `d` deadline (relative).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Job {
-    pub p: f64,
-    pub d: f64,
-}
-
-/// `p` as a heap key with a stable tie-break on the job index.
-#[derive(PartialEq)]
-struct BySize(f64, usize);
-impl Eq for BySize {}
-impl PartialOrd for BySize {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for BySize {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
-    }
-}
-
-/// Relative slack that absorbs float rounding of picosecond times.
-const EPS: f64 = 1e-9;
-
-fn fits(finish: f64, deadline: f64) -> bool {
-    finish <= deadline + EPS * deadline.abs().max(1e-12)
-}
+pub use dcflow_proto::s3::schedule::Job;
+use dcflow_proto::s3::schedule::{fits, BySize};
 
 /// Moore–Hodgson (Pinedo, Algorithm 3.3.1; Lawler's "1 || ΣU_j"): jobs in
 /// EDF order; add each to the schedule; if the schedule now ends after the
@@ -53,50 +29,6 @@ pub fn moore_hodgson(jobs: &[Job]) -> Vec<bool> {
         }
     }
     kept
-}
-
-/// S3 FILTER (Alg. 1) over jobs in EDF order: mark a job schedulable if it
-/// finishes by its deadline after the schedulable jobs before it. We test
-/// Eq. (1)'s `d_i >= s_i + sum` (Alg. 1 line 4 prints `>`; Eq. (1), Alg. 2
-/// line 8 and Table 2's "C accomplishes its transmission" at 6 = its
-/// deadline all count finishing exactly at the deadline as meeting it).
-pub fn s3_filter(jobs: &[Job]) -> Vec<bool> {
-    let mut sum = 0.0;
-    jobs.iter()
-        .map(|j| {
-            let ok = fits(sum + j.p, j.d);
-            if ok {
-                sum += j.p;
-            }
-            ok
-        })
-        .collect()
-}
-
-/// S3 SLACK (Alg. 2), literally: walk the jobs in EDF order; a job FILTER
-/// marked joins the tree T; an unmarked one joins if it fits (line 8), else
-/// replaces the largest job in T if it is no larger and `d_i >= sum -
-/// s_max` (line 13). Returns the final marks.
-pub fn s3_slack(jobs: &[Job], filtered: &[bool]) -> Vec<bool> {
-    let mut marks = filtered.to_vec();
-    let mut tree = BinaryHeap::new();
-    let mut sum = 0.0;
-    for (i, j) in jobs.iter().enumerate() {
-        if filtered[i] || fits(sum + j.p, j.d) {
-            marks[i] = true;
-            tree.push(BySize(j.p, i));
-            sum += j.p;
-        } else if let Some(&BySize(p_max, largest)) = tree.peek() {
-            if j.p <= p_max && fits(sum - p_max, j.d) {
-                tree.pop();
-                marks[largest] = false;
-                marks[i] = true;
-                tree.push(BySize(j.p, i));
-                sum += j.p - p_max;
-            }
-        }
-    }
-    marks
 }
 
 /// A flow as MERP's virtual deadline generator sees it.
@@ -139,30 +71,6 @@ mod tests {
 
     fn jobs(v: &[(f64, f64)]) -> Vec<Job> {
         v.iter().map(|&(p, d)| Job { p, d }).collect()
-    }
-
-    /// S3 Fig. 4 walk-through. The figure's numbers were lost in conversion;
-    /// the text gives f3 = (6, 7), FILTER's F_f = {f1, f3, f4} and F_r =
-    /// {f2, f5, f6, f7}, SLACK swapping f6 for the largest of f1, f3, f4 (f4)
-    /// and then adding f7: 3 schedulable flows become 4. This instance
-    /// (size, deadline) reproduces every one of those facts.
-    #[test]
-    fn s3_figure_4_filter_then_slack() {
-        let f = jobs(&[(1.0, 2.0), (4.0, 4.0), (6.0, 7.0), (7.0, 14.0), (8.0, 15.0), (3.0, 16.0), (4.0, 17.0)]);
-        let filtered = s3_filter(&f);
-        assert_eq!(filtered, [true, false, true, true, false, false, false]);
-        let slack = s3_slack(&f, &filtered);
-        assert_eq!(slack, [true, false, true, false, false, true, true]);
-        assert_eq!(slack.iter().filter(|&&m| m).count(), 4);
-    }
-
-    /// S3 Table 2 (A = (3, 7), B = (4, 8), C = (6, 6)) in EDF order C, A, B:
-    /// EDF schedules C and loses A and B; S3 keeps A and B.
-    #[test]
-    fn s3_table_2_prefers_the_two_small_flows() {
-        let f = jobs(&[(6.0, 6.0), (3.0, 7.0), (4.0, 8.0)]);
-        let marks = s3_slack(&f, &s3_filter(&f));
-        assert_eq!(marks, [false, true, true]);
     }
 
     #[test]

@@ -67,12 +67,13 @@ fn s3_table2_application_throughput() {
 #[test]
 fn s3_table2_s3_schedule_is_a_then_b_then_c() {
     let flows = [F(6.0, 0.0, Some(6.0)), F(4.0, 0.0, Some(8.0)), F(3.0, 0.0, Some(7.0))];
+    // S3 stops C at once (§4.2, early_termination's default); A, B as above.
     let out = run(&star("s3", "", &flows));
-    assert_close(&finishes(&out), &[13.0, 7.0, 3.0]);
-    // With early termination C is dropped at once and A, B finish the same.
-    let out = run(&star("s3", "early_termination = true", &flows));
     assert!(out.flows[0].terminated && out.flows[0].finish_s.is_none());
     assert_close(&finishes(&out)[1..], &[7.0, 3.0]);
+    // Without early termination C runs last.
+    let out = run(&star("s3", "early_termination = false", &flows));
+    assert_close(&finishes(&out), &[13.0, 7.0, 3.0]);
 }
 
 /// MERP Table 1: A (arrives 0, size 3), B (arrives 3, size 3), C (arrives 0, size 4).

@@ -13,6 +13,7 @@ pub mod pdq;
 pub mod pfabric;
 pub mod rate;
 pub mod rate_alloc;
+pub mod s3;
 pub mod tcp;
 pub mod receiver;
 pub mod reliability;

@@ -41,7 +41,9 @@ pub enum ProtocolConfig {
     Fifo(IdealConfig),
     Reservation(IdealConfig),
     Optimal(IdealConfig),
-    S3(IdealConfig),
+    /// S3 (Ruan et al.): the protocol on the packet engine, its ideal FILTER
+    /// + SLACK order on the fluid engine.
+    S3(crate::s3::S3Config),
     Merp(IdealConfig),
 }
 
@@ -117,20 +119,27 @@ impl ProtocolConfig {
         }
     }
 
-    /// The ideal discipline this protocol section selects, if it is one.
-    pub fn discipline(&self) -> Option<(Discipline, &IdealConfig)> {
+    /// The ideal discipline the flow-level engine runs for this protocol
+    /// section, if it is one, and whether it terminates hopeless flows.
+    pub fn discipline(&self) -> Option<(Discipline, bool)> {
         Some(match self {
-            ProtocolConfig::Fair(c) => (Discipline::Fair, c),
-            ProtocolConfig::Srpt(c) => (Discipline::Srpt, c),
-            ProtocolConfig::Sjf(c) => (Discipline::Sjf, c),
-            ProtocolConfig::Edf(c) => (Discipline::Edf, c),
-            ProtocolConfig::Fifo(c) => (Discipline::Fifo, c),
-            ProtocolConfig::Reservation(c) => (Discipline::Reservation, c),
-            ProtocolConfig::Optimal(c) => (Discipline::Optimal, c),
-            ProtocolConfig::S3(c) => (Discipline::S3, c),
-            ProtocolConfig::Merp(c) => (Discipline::Merp, c),
+            ProtocolConfig::Fair(c) => (Discipline::Fair, c.early_termination),
+            ProtocolConfig::Srpt(c) => (Discipline::Srpt, c.early_termination),
+            ProtocolConfig::Sjf(c) => (Discipline::Sjf, c.early_termination),
+            ProtocolConfig::Edf(c) => (Discipline::Edf, c.early_termination),
+            ProtocolConfig::Fifo(c) => (Discipline::Fifo, c.early_termination),
+            ProtocolConfig::Reservation(c) => (Discipline::Reservation, c.early_termination),
+            ProtocolConfig::Optimal(c) => (Discipline::Optimal, c.early_termination),
+            ProtocolConfig::S3(c) => (Discipline::S3, c.early_termination),
+            ProtocolConfig::Merp(c) => (Discipline::Merp, c.early_termination),
             _ => return None,
         })
+    }
+
+    /// Whether the packet engine runs this protocol: every one but the
+    /// fluid-only ideal disciplines (S3 is both a protocol and a discipline).
+    pub fn runs_on_packets(&self) -> bool {
+        self.discipline().is_none() || matches!(self, ProtocolConfig::S3(_))
     }
 
     /// Checks that serde cannot express; keys are relative to `[protocol]`.
@@ -143,6 +152,7 @@ impl ProtocolConfig {
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
             ProtocolConfig::Pfabric(c) => c.validate(),
             ProtocolConfig::Pdq(c) => c.validate(),
+            ProtocolConfig::S3(c) => c.validate(),
             // Ideal disciplines: a flag, nothing to check.
             _ => Ok(()),
         }
@@ -166,6 +176,7 @@ impl ProtocolConfig {
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),
             ProtocolConfig::Pdq(c) => Sender::Pdq(crate::pdq::PdqSender::new(info, c)),
+            ProtocolConfig::S3(c) => Sender::Pdq(c.sender(info)),
             _ => panic!("`{}` is a fluid-only discipline: the scenario check rejects it with engine = \"packet\"", self.name()),
         }
     }
@@ -175,6 +186,7 @@ impl ProtocolConfig {
     pub fn port_agent(&self, link_id: u32, link: Rate) -> PortAgent {
         match self {
             ProtocolConfig::Pdq(c) => PortAgent::Pdq(crate::pdq::PdqSwitch::new(c, link_id, link)),
+            ProtocolConfig::S3(c) => PortAgent::Pdq(crate::s3::s3_switch(c, link_id, link)),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
                 PortAgent::Rate(RateAllocator::new(c.clone(), link))
             }
@@ -183,9 +195,10 @@ impl ProtocolConfig {
     }
 
     /// Whether ACKs must retrace the data path link by link: PDQ's switches
-    /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3).
+    /// complete acceptance on the reverse path (PDQ §3.3.2, Algorithm 3), and
+    /// S3's, which are PDQ's flow controller.
     pub fn symmetric_paths(&self) -> bool {
-        matches!(self, ProtocolConfig::Pdq(_))
+        matches!(self, ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_))
     }
 }
 

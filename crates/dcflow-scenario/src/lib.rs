@@ -265,11 +265,11 @@ impl Scenario {
     }
 
     /// Ideal disciplines are fluid-only; packet-level transports (tcp, dctcp,
-    /// pfabric) are packet-only; rcp, d3 and pdq run on both.
+    /// pfabric) are packet-only; rcp, d3, pdq and s3 run on both.
     fn check_engine_runs_protocol(&self) -> Result<(), ConfigError> {
         let name = self.protocol.name();
         match self.engine {
-            Engine::Packet if self.protocol.discipline().is_some() => Err(ConfigError::new(
+            Engine::Packet if !self.protocol.runs_on_packets() => Err(ConfigError::new(
                 "protocol.name",
                 format!("{name:?} is an ideal discipline of the flow-level engine; set engine = \"fluid\""),
             )),

@@ -6,6 +6,29 @@ use super::header::{PdqHeader, NOBODY};
 use crate::pacing::Pacer;
 use dcflow_core::{Dur, Time};
 
+/// How a paused sender times its probes from the replies' I_H.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Probing {
+    /// PDQ without Suppressed Probing: one probe per RTT.
+    EveryRtt,
+    /// PDQ's Suppressed Probing (§3.3.2): every I_H RTTs, at least one.
+    Suppressed,
+    /// S3 Eq. 2: every P_i, which the switches wrote into I_H in the flow's
+    /// RTTs (at least 0.2 RTT_avg: I_i counts from 1).
+    S3,
+}
+
+impl Probing {
+    /// PDQ's rule for `variant`.
+    pub fn pdq(variant: super::Variant) -> Probing {
+        if variant.suppressed_probing() {
+            Probing::Suppressed
+        } else {
+            Probing::EveryRtt
+        }
+    }
+}
+
 /// §3.1: "the sender maintains ... R_S^max, R_S, P_S, I_S, RTT_S", plus
 /// the rate limiter and the timing of control packets and probes.
 #[derive(Clone, Debug)]
@@ -47,8 +70,8 @@ impl PathControl {
 
     /// Take the switches' decision from a reply's header (§3.1: "the
     /// remaining variables are set to the fields in the scheduling header");
-    /// I_S only under Suppressed Probing, else one probe per RTT.
-    pub fn take_feedback(&mut self, now: Time, h: &PdqHeader, suppressed_probing: bool) {
+    /// I_S as `probing` says.
+    pub fn take_feedback(&mut self, now: Time, h: &PdqHeader, probing: Probing) {
         let old = self.rate;
         if h.pause_by != NOBODY {
             self.rate = 0;
@@ -57,7 +80,11 @@ impl PathControl {
             self.rate = h.rate.min(self.r_max);
             self.pause_by = NOBODY;
         }
-        self.inter_probe = if suppressed_probing { (h.inter_probe as f64).max(1.0) } else { 1.0 };
+        self.inter_probe = match probing {
+            Probing::EveryRtt => 1.0,
+            Probing::Suppressed => (h.inter_probe as f64).max(1.0),
+            Probing::S3 => h.inter_probe as f64,
+        };
         if self.rate != old {
             self.pacer.set_rate(now, self.rate);
         }

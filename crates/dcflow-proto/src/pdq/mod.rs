@@ -31,11 +31,12 @@ pub mod sender;
 pub mod switch;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use comparator::{Comparator, Criticality};
 pub use header::{PdqHeader, PDQ_HEADER_BYTES};
-pub use sender::PdqSender;
+pub use control::Probing;
+pub use sender::{PdqSender, SenderRules, Termination};
 pub use mpdq::{MpdqSender, PathInfo};
 pub use switch::{subflow_id, PdqSwitch, SwitchFlow};
 

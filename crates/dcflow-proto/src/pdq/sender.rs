@@ -12,7 +12,7 @@
 //! Early Termination (variants `es_et`, `full`) a deadline flow sends TERM as
 //! soon as any of §3.1's three conditions holds.
 
-use super::control::PathControl;
+use super::control::{PathControl, Probing};
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, PDQ_HEADER_BYTES};
 use super::mpdq::{MpdqSender, PathInfo};
@@ -33,9 +33,46 @@ pub enum Phase {
     Done,
 }
 
+/// What S3's sender does differently from PDQ's (S3 §4.2: "Similar to PDQ").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SenderRules {
+    /// Scheduling header bytes on every packet (PDQ footnote 11: 16).
+    pub header_bytes: u32,
+    /// Which Early Termination conditions stop a deadline flow (None: off).
+    pub termination: Option<Termination>,
+    pub probing: Probing,
+    /// Retransmission timeout: max(`rto_min`, `rto_rtts` × RTT_S).
+    pub rto_rtts: f64,
+    pub rto_min: Dur,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// PDQ §3.1: Time > D_S, Time + T_S > D_S, or R_S = 0 and Time + RTT_S > D_S.
+    Pdq,
+    /// S3 §4.2: the flow "can not finish before [its] deadline even if [it
+    /// is] not paused": Time + T_S > D_S (which covers Time > D_S).
+    FullRate,
+}
+
+impl SenderRules {
+    /// PDQ's sender: 16-byte header, §3.1's Early Termination with the
+    /// `es_et` / `full` variants, probes as [`Probing::pdq`], RTO 3 RTTs.
+    pub fn pdq(cfg: &PdqConfig) -> SenderRules {
+        SenderRules {
+            header_bytes: PDQ_HEADER_BYTES,
+            termination: cfg.variant.early_termination().then_some(Termination::Pdq),
+            probing: Probing::pdq(cfg.variant),
+            rto_rtts: 3.0,
+            rto_min: cfg.rto_min,
+        }
+    }
+}
+
 pub struct PdqSender {
     info: FlowInfo,
     cfg: PdqConfig,
+    rules: SenderRules,
     tracker: SegmentTracker,
     phase: Phase,
     /// R_S^max, R_S, P_S, I_S, RTT_S and the rate limiter (§3.1).
@@ -53,12 +90,18 @@ pub struct PdqSender {
 
 impl PdqSender {
     pub fn new(info: FlowInfo, cfg: &PdqConfig) -> PdqSender {
+        Self::with_rules(info, cfg, SenderRules::pdq(cfg))
+    }
+
+    /// A sender with `rules` instead of PDQ's (S3's sender, [`crate::s3`]).
+    pub fn with_rules(info: FlowInfo, cfg: &PdqConfig, rules: SenderRules) -> PdqSender {
         // The header rides inside the MTU: the shim layer (§7 "Deployment")
-        // takes its 16 bytes from the segment.
-        let mss = info.mss.saturating_sub(PDQ_HEADER_BYTES).max(1);
+        // takes its bytes from the segment.
+        let mss = info.mss.saturating_sub(rules.header_bytes).max(1);
         PdqSender {
             info,
             cfg: cfg.clone(),
+            rules,
             tracker: SegmentTracker::new(info.size.0, mss),
             phase: Phase::Connecting,
             ctl: PathControl::new(info.line_rate.0, info.base_rtt, info.start),
@@ -133,7 +176,7 @@ impl PdqSender {
     }
 
     fn rto(&self) -> Dur {
-        self.cfg.rto_min.max(self.ctl.srtt.mul_f64(3.0))
+        self.rules.rto_min.max(self.ctl.srtt.mul_f64(self.rules.rto_rtts))
     }
 
     /// The header every departing packet carries (§3.1).
@@ -162,7 +205,7 @@ impl PdqSender {
 
     fn packet(&mut self, now: Time, kind: PacketKind) -> Packet {
         let mut p = Packet::new(self.info.id, kind, false, now);
-        p.wire = HEADER_BYTES + PDQ_HEADER_BYTES;
+        p.wire = HEADER_BYTES + self.rules.header_bytes;
         p.sched = Sched::Pdq(self.header(now));
         self.ctl.last_sent_at = now;
         p
@@ -171,20 +214,23 @@ impl PdqSender {
     /// Early Termination (§3.1): TERM when (1) Time > D_S, (2) Time + T_S > D_S,
     /// or (3) R_S = 0 and Time + RTT_S > D_S. Only deadline flows, only with
     /// the `es_et` / `full` variants, and (2) only when the size is known.
+    /// S3 (§4.2) stops a flow on (1) and (2) only.
     fn should_terminate(&self, now: Time) -> bool {
-        if !self.cfg.variant.early_termination() || self.phase == Phase::Closing || self.phase == Phase::Done {
+        let Some(rule) = self.rules.termination else { return false };
+        if self.phase == Phase::Closing || self.phase == Phase::Done {
             return false;
         }
         let Some(d) = self.info.deadline else { return false };
         now > d
             || (self.size_known() && now + self.expected() > d)
-            || (self.ctl.rate == 0 && now + self.ctl.srtt > d)
+            || (rule == Termination::Pdq && self.ctl.rate == 0 && now + self.ctl.srtt > d)
     }
 
     /// When the next Early Termination condition can become true without any
     /// packet arriving.
     fn termination_check_at(&self) -> Option<Time> {
-        if !self.cfg.variant.early_termination() || !matches!(self.phase, Phase::Connecting | Phase::Sending) {
+        let rule = self.rules.termination?;
+        if !matches!(self.phase, Phase::Connecting | Phase::Sending) {
             return None;
         }
         let d = self.info.deadline?;
@@ -192,7 +238,7 @@ impl PdqSender {
         if self.size_known() {
             t = t.min(Time(d.0.saturating_sub(self.expected().0).saturating_add(1)));
         }
-        if self.ctl.rate == 0 {
+        if rule == Termination::Pdq && self.ctl.rate == 0 {
             t = t.min(Time(d.0.saturating_sub(self.ctl.srtt.0).saturating_add(1)));
         }
         Some(t)
@@ -225,7 +271,7 @@ impl Endpoint for PdqSender {
             PacketKind::SynAck if self.phase == Phase::Connecting => {
                 self.phase = Phase::Sending;
                 if let Some(h) = feedback {
-                    self.ctl.take_feedback(now, &h, self.cfg.variant.suppressed_probing());
+                    self.ctl.take_feedback(now, &h, self.rules.probing);
                 }
             }
             PacketKind::Ack | PacketKind::Probe if self.phase == Phase::Sending => {
@@ -233,7 +279,7 @@ impl Endpoint for PdqSender {
                     self.tracker.on_ack(pkt.seq, pkt.acked_seq);
                 }
                 if let Some(h) = feedback {
-                    self.ctl.take_feedback(now, &h, self.cfg.variant.suppressed_probing());
+                    self.ctl.take_feedback(now, &h, self.rules.probing);
                 }
                 if self.tracker.all_acked() {
                     self.phase = Phase::Closing;

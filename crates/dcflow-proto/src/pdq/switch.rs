@@ -15,6 +15,7 @@ use super::header::{PdqHeader, NOBODY};
 use super::PdqConfig;
 use crate::agent::PortView;
 use crate::packet::{Packet, PacketKind, Sched};
+use crate::s3::switch::S3Order;
 use dcflow_core::{FlowId, Rate, Time};
 
 /// The identity a switch keys its state on: the flow id and the M-PDQ subflow
@@ -82,12 +83,21 @@ impl SwitchParams {
     }
 }
 
+/// How the flow list is ordered.
+pub enum ListOrder {
+    /// PDQ §3.3: by the pairwise comparator, kept sorted on every insertion.
+    Pairwise,
+    /// S3 §4.3: by S3's set-level schedule, recomputed over the whole list.
+    S3(S3Order),
+}
+
 /// Smallest list size limit while no flow is sending (2κ = 0 would store
 /// nothing; docs/fidelity-pdq.md).
 pub const MIN_LIST: usize = 2;
 
 pub struct PdqSwitch {
     p: SwitchParams,
+    order: ListOrder,
     /// This switch's id as written into P_H (globally unique, nonzero).
     id: u32,
     link: f64,
@@ -114,10 +124,16 @@ impl PdqSwitch {
 
     /// `id` must be nonzero and unique among the switches a flow can cross.
     pub fn with_params(p: SwitchParams, id: u32, link: Rate) -> PdqSwitch {
+        Self::with_order(p, ListOrder::Pairwise, id, link)
+    }
+
+    /// A switch whose list is ordered by `order` (S3's switch, [`crate::s3`]).
+    pub fn with_order(p: SwitchParams, order: ListOrder, id: u32, link: Rate) -> PdqSwitch {
         assert_ne!(id, NOBODY, "switch id 0 means 'nobody'");
         let link = link.as_bps_f64();
         PdqSwitch {
             p,
+            order,
             id,
             link,
             capacity: link * p.r_pdq,
@@ -149,8 +165,12 @@ impl PdqSwitch {
         self.list.iter().filter(|e| e.rate > 0.0).count()
     }
 
-    /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`], at most M.
+    /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`], at most M. S3
+    /// keeps every flow it has seen (§4.3 orders the whole set).
     pub fn limit(&self) -> usize {
+        if matches!(self.order, ListOrder::S3(_)) {
+            return usize::MAX;
+        }
         let soft = (2 * self.kappa()).max(MIN_LIST);
         match self.p.max_flows {
             Some(m) => soft.min(m as usize),
@@ -168,6 +188,9 @@ impl PdqSwitch {
     fn remove(&mut self, flow: SwitchFlow) {
         if let Some(i) = self.position(flow) {
             self.list.remove(i);
+            if let ListOrder::S3(o) = &mut self.order {
+                o.invalidate();
+            }
         }
     }
 
@@ -177,7 +200,14 @@ impl PdqSwitch {
         self.insert_sorted(e)
     }
 
+    /// Insert in comparator order; under S3 append and re-arrange before the
+    /// next decision.
     fn insert_sorted(&mut self, e: Entry) -> usize {
+        if let ListOrder::S3(o) = &mut self.order {
+            o.invalidate();
+            self.list.push(e);
+            return self.list.len() - 1;
+        }
         let k = self.entry_key(&e);
         let at = self.list.partition_point(|x| self.p.comparator.key(x.deadline, x.crit, x.flow) < k);
         self.list.insert(at, e);
@@ -318,11 +348,10 @@ impl PdqSwitch {
             }
             None => {
                 let limit = self.limit();
-                let more_critical = self
-                    .list
-                    .last()
-                    .is_some_and(|last| self.key_of(h.deadline, h.crit, flow) < self.entry_key(last));
-                if self.list.len() < limit || more_critical {
+                let more_critical = || {
+                    self.list.last().is_some_and(|last| self.key_of(h.deadline, h.crit, flow) < self.entry_key(last))
+                };
+                if self.list.len() < limit || more_critical() {
                     // "Add the flow into the list with rate R_i = 0."
                     let i = self.insert_sorted(Entry {
                         flow,
@@ -346,6 +375,11 @@ impl PdqSwitch {
                     return;
                 }
             }
+        };
+        let rtt_avg = self.rtt_ps();
+        let i = match &mut self.order {
+            ListOrder::S3(o) => o.refresh(&mut self.list, now, rtt_avg, flow).unwrap_or(i),
+            ListOrder::Pairwise => i,
         };
         let w = self.availbw(i).min(h.rate as f64) as u64;
         let not_sending = !self.list[i].sending();
@@ -394,19 +428,28 @@ impl PdqSwitch {
                 let e = &mut self.list[i];
                 e.pause_by = h.pause_by;
                 e.rate = h.rate as f64;
-                if let Some(x) = self.p.probe_x {
-                    h.inter_probe = h.inter_probe.max((x * i as f64) as f32);
+                if let Some(p) = self.inter_probe(i, h.rtt.0) {
+                    h.inter_probe = h.inter_probe.max(p);
                 }
             }
             None => {
                 // A flow this switch paused without storing it (outside the
                 // list) waits behind at least the whole list.
-                if let Some(x) = self.p.probe_x {
-                    if h.pause_by == self.id {
-                        h.inter_probe = h.inter_probe.max((x * self.list.len() as f64) as f32);
+                if h.pause_by == self.id {
+                    if let Some(p) = self.inter_probe(self.list.len(), h.rtt.0) {
+                        h.inter_probe = h.inter_probe.max(p);
                     }
                 }
             }
+        }
+    }
+
+    /// I_H for the flow at `index` of the list, in the flow's RTTs (`rtt`,
+    /// picoseconds): Suppressed Probing's X × index (§3.3.2), or S3's Eq. 2.
+    fn inter_probe(&self, index: usize, rtt: u64) -> Option<f32> {
+        match &self.order {
+            ListOrder::Pairwise => self.p.probe_x.map(|x| (x * index as f64) as f32),
+            ListOrder::S3(o) => Some(o.inter_probe(index, self.rtt_ps(), rtt)),
         }
     }
 

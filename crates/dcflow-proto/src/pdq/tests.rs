@@ -8,9 +8,9 @@ use crate::endpoint::{Endpoint, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched};
 use dcflow_core::{Bytes, Dur, Rate, Time};
 
-const C: u64 = 1_000_000_000;
-const RTT: Dur = Dur::us(100);
-const ME: u32 = 7;
+pub(crate) const C: u64 = 1_000_000_000;
+pub(crate) const RTT: Dur = Dur::us(100);
+pub(crate) const ME: u32 = 7;
 const OTHER: u32 = 9;
 
 fn params(k: f64, x: Option<f64>, dampening: f64) -> SwitchParams {
@@ -329,7 +329,7 @@ fn edf_beats_sjf() {
     assert_eq!(s.list()[0].flow, 2);
 }
 
-fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
+pub(crate) fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
     FlowInfo {
         id: 0,
         size: Bytes(size),
@@ -342,7 +342,8 @@ fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
     }
 }
 
-fn reply(p: &Packet, kind: PacketKind, at: Time, pause_by: u32, rate: u64, inter_probe: f32) -> Packet {
+/// The receiver's reply to `p` with a switch's decision in the header.
+pub(crate) fn reply(p: &Packet, kind: PacketKind, at: Time, pause_by: u32, rate: u64, inter_probe: f32) -> Packet {
     let mut r = *p;
     r.kind = kind;
     r.reverse = true;

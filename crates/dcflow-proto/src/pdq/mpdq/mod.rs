@@ -344,7 +344,7 @@ impl MpdqSender {
 
     fn take_feedback(&mut self, sub: usize, now: Time, h: &PdqHeader) {
         let s = &mut self.subs[sub];
-        s.ctl.take_feedback(now, h, self.cfg.variant.suppressed_probing());
+        s.ctl.take_feedback(now, h, super::control::Probing::pdq(self.cfg.variant));
         if s.ctl.pause_by != NOBODY {
             s.paused_since.get_or_insert(now);
         } else {
