@@ -30,10 +30,26 @@ const SMALLEST_MSS: f64 = (1500 - HEADER_BYTES - PDQ_HEADER_BYTES) as f64;
 /// A header-only packet: just the headers.
 const HEADER_ONLY_BYTES: f64 = HEADER_BYTES as f64;
 
+/// A run still going at the end bound goes on to this multiple of it before
+/// it is stopped, so that the table tells a slow protocol (every flow ends,
+/// late) from a stuck one (flows still open at the hard stop).
+pub const HARD_STOP_FACTOR: u64 = 4;
+
 /// When the run of `protocol` on flows whose fair makespan is `makespan`
-/// must be over; the run is stopped there.
+/// must be over.
 pub fn end_bound(makespan: Dur, protocol: &Protocol) -> Dur {
     Dur::from_secs_f64(makespan.as_secs_f64() * MAKESPAN_FACTOR) + Dur(protocol.rto.0 * RTO_ALLOWANCE as u64)
+}
+
+/// Where the run is stopped: [`HARD_STOP_FACTOR`] × the end bound.
+pub fn hard_stop(bound: Dur) -> Dur {
+    Dur(bound.0 * HARD_STOP_FACTOR)
+}
+
+/// When the run's last flow ended (finished or terminated), if every flow
+/// did: the summary's `sim_time_s` is the last outcome then.
+pub fn last_end(out: &RunOutput) -> Option<f64> {
+    out.flows.iter().all(|f| f.finish_s.is_some() || f.terminated).then_some(out.summary.sim_time_s)
 }
 
 /// Packets sent per KB (1000 bytes) delivered; infinite when packets
@@ -59,8 +75,9 @@ pub fn violations(protocol: &Protocol, bound: Dur, out: &RunOutput, audit: &[Str
     };
     let unended: Vec<_> = out.flows.iter().filter(|f| f.finish_s.is_none() && !f.terminated).collect();
     let check = format!(
-        "unfinished by the end bound ({:.1} ms; last event at {:.1} ms)",
-        bound.as_secs_f64() * 1e3,
+        "unfinished at the hard stop ({:.1} ms = {HARD_STOP_FACTOR} x the end bound; {} at {:.1} ms)",
+        hard_stop(bound).as_secs_f64() * 1e3,
+        format!("{:?}", out.summary.status).to_lowercase(),
         out.summary.sim_time_s * 1e3
     );
     report(&check, unended.len(), unended.first().map(|f| format!("flow {} with {} of {} B", f.id, f.bytes_delivered, f.size_bytes)));
@@ -86,6 +103,13 @@ pub fn violations(protocol: &Protocol, bound: Dur, out: &RunOutput, audit: &[Str
         too_fast.first().map(|f| format!("flow {}: {:.6} s < {:.6} s", f.id, f.fct_s.unwrap_or(0.0), f.ideal_fct_s)),
     );
 
+    if let Some(end) = last_end(out).filter(|&end| end > bound.as_secs_f64()) {
+        found.push(format!(
+            "late: every flow ended, the last at {:.1} ms, after the end bound {:.1} ms",
+            end * 1e3,
+            bound.as_secs_f64() * 1e3
+        ));
+    }
     let ppk = packets_per_kb(out);
     if ppk > MAX_PACKETS_PER_KB {
         found.push(format!("request storm: {ppk:.2} packets per delivered KB > {MAX_PACKETS_PER_KB:.1}"));
@@ -142,7 +166,7 @@ mod tests {
         assert_eq!(violations(tcp, bound, &clean, &[], &clean), Vec::<String>::new());
 
         let faults = [
-            (flow(0, None, 50_000, false), 150, "unfinished by the end bound"),
+            (flow(0, None, 50_000, false), 150, "unfinished at the hard stop"),
             (flow(0, None, 50_000, true), 150, "terminated without a termination rule"),
             (flow(0, Some(0.002), 99_000, false), 150, "delivered bytes differ from size"),
             (flow(0, Some(0.0005), 100_000, false), 150, "beat the ideal FCT"),
@@ -153,6 +177,9 @@ mod tests {
             let found = violations(tcp, bound, &out, &[], &out);
             assert!(found.len() == 1 && found[0].starts_with(check), "{check}: {found:?}");
         }
+        let mut slow = output(vec![flow(0, Some(0.002), 100_000, false)], 150);
+        slow.summary.sim_time_s = 0.011;
+        assert!(violations(tcp, bound, &slow, &[], &slow)[0].starts_with("late: every flow ended"));
         let quench = protocol_named("d3-quench").unwrap();
         let quenched = output(vec![flow(0, None, 50_000, true)], 100);
         assert!(violations(quench, bound, &quenched, &[], &quenched).is_empty(), "D3 quenching may terminate");

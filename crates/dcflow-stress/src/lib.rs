@@ -1,7 +1,7 @@
 //! dcflow-stress: issue 12's stress matrix. Every packet-engine protocol
 //! ([`matrix::PROTOCOLS`]) runs on every scenario ([`matrix::scenarios`]),
-//! stopped at a bound derived from the fluid `fair` makespan of the same
-//! flows, and each run is checked ([`checks::violations`]). `make stress`
+//! checked against a bound derived from the fluid `fair` makespan of the
+//! same flows (and stopped at a multiple of it), and each run is checked ([`checks::violations`]). `make stress`
 //! runs the whole matrix (the `dcflow-stress` binary); `make test` runs a
 //! slice of it (tests/slice.rs).
 
@@ -27,8 +27,12 @@ pub struct CellResult {
     /// Over completed flows.
     pub slowdown_mean: Option<f64>,
     pub packets_per_kb: f64,
-    /// When the run was stopped.
+    /// When the run had to be over (it was stopped at [`checks::hard_stop`] of it).
     pub bound: Dur,
+    /// The fluid `fair` makespan of the same flows.
+    pub fair: Dur,
+    /// When the last flow ended, if every flow did.
+    pub last_end: Option<f64>,
     /// Every violated check, one line each; empty when the cell passes.
     pub failures: Vec<String>,
 }
@@ -47,11 +51,11 @@ fn parse(toml: &str) -> Scenario {
 }
 
 /// Run `protocol` on `scenario` twice (the second run checks determinism),
-/// stopped at the end bound, and check the runs. A panic inside the engine
+/// stopped at the hard stop, and check the runs. A panic inside the engine
 /// is reported as the cell's failure, not a crash of the matrix.
 pub fn run_cell(protocol: &Protocol, scenario: &StressScenario, makespan: Dur) -> CellResult {
     let bound = checks::end_bound(makespan, protocol);
-    let s = parse(&scenario.packet_toml(protocol, bound));
+    let s = parse(&scenario.packet_toml(protocol, checks::hard_stop(bound)));
     let mut cell = CellResult {
         protocol: protocol.label,
         scenario: scenario.label.clone(),
@@ -61,6 +65,8 @@ pub fn run_cell(protocol: &Protocol, scenario: &StressScenario, makespan: Dur) -
         slowdown_mean: None,
         packets_per_kb: 0.0,
         bound,
+        fair: makespan,
+        last_end: None,
         failures: Vec::new(),
     };
     let runs = catch_unwind(AssertUnwindSafe(|| {
@@ -76,6 +82,7 @@ pub fn run_cell(protocol: &Protocol, scenario: &StressScenario, makespan: Dur) -
             (cell.flows, cell.completed, cell.terminated) = (s.flows_total, s.flows_completed, s.flows_terminated);
             cell.slowdown_mean = s.slowdown_mean;
             cell.packets_per_kb = checks::packets_per_kb(&out);
+            cell.last_end = checks::last_end(&out);
             cell.failures = checks::violations(protocol, bound, &out, &audit, &rerun);
         }
     }

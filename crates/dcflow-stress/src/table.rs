@@ -22,11 +22,11 @@ pub fn markdown(cells: &[CellResult], command: &str, date: &str, wall_s: f64) ->
         }
         md += "\n";
     }
-    md += "| scenario | protocol | flows | completed | terminated | mean slowdown | packets / KB | end bound | checks |\n";
-    md += "|---|---|--:|--:|--:|--:|--:|--:|---|\n";
+    md += "| scenario | protocol | flows | completed | terminated | mean slowdown | packets / KB | end / fair makespan | end bound | checks |\n";
+    md += "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for c in cells {
         md += &format!(
-            "| {} | {} | {} | {} | {} | {} | {:.2} | {:.1} ms | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {:.2} | {} | {:.1} ms | {} |\n",
             c.scenario,
             c.protocol,
             c.flows,
@@ -34,6 +34,7 @@ pub fn markdown(cells: &[CellResult], command: &str, date: &str, wall_s: f64) ->
             c.terminated,
             c.slowdown_mean.map_or("-".into(), |s| format!("{s:.2}")),
             c.packets_per_kb,
+            c.last_end.map_or("-".into(), |end| format!("{:.2}", end / c.fair.as_secs_f64())),
             c.bound.as_secs_f64() * 1e3,
             if c.failures.is_empty() { "ok".to_string() } else { format!("**{} failed**", c.failures.len()) },
         );
