@@ -46,6 +46,9 @@ pub struct Entry {
     /// RTT_i, picoseconds.
     pub rtt: u64,
     pub crit: u64,
+    /// When this switch last saw a forward packet of the flow: a flow it
+    /// paused keeps its claim on the capacity only while it still probes.
+    pub seen: Time,
 }
 
 impl Entry {
@@ -250,10 +253,26 @@ impl PdqSwitch {
     /// Algorithm 2, Availbw(j), with Early Start: nearly-completed flows ahead
     /// of j (T_i < K × RTT_i) do not count against the capacity while their
     /// aggregate T_i / RTT_i stays below K.
-    pub fn availbw(&self, j: usize) -> f64 {
+    ///
+    /// A flow ahead of j that this switch paused and that still probes leaves
+    /// nothing to j. Algorithm 2 counts such a flow at R_i = 0, so whichever
+    /// paused flow probes first takes the capacity a finishing flow frees,
+    /// and with sizes a packet apart (Fig. 6's five ~1 MB flows) the few
+    /// packets it sends before the more critical flow's probe pauses it make
+    /// it the more critical one: the flows finished in the order 1, 2, 3,
+    /// 5, 4. §3.3.2 says the switch "accepts flows according to their
+    /// criticality until the link bandwidth is fully utilized and the
+    /// remaining flows are paused", and every flow in the list is either
+    /// sending or paused by this switch (a flow paused elsewhere leaves it),
+    /// so the capacity goes to the most critical paused flow at its next
+    /// probe (docs/fidelity-pdq.md, "Switching in criticality order").
+    pub fn availbw(&self, now: Time, j: usize) -> f64 {
         let mut x = 0.0;
         let mut a = 0.0;
-        for e in &self.list[..j] {
+        for (i, e) in self.list[..j].iter().enumerate() {
+            if !e.sending() && self.still_probing(now, i, e) {
+                return 0.0;
+            }
             let ratio = e.expected as f64 / (e.rtt.max(1) as f64);
             if ratio < self.p.k && x < self.p.k {
                 x += ratio;
@@ -276,6 +295,16 @@ impl PdqSwitch {
         } else {
             w
         }
+    }
+
+    /// Whether the paused flow `e` at `index` has probed within twice its
+    /// probe interval (plus an RTT for the probe's way): a flow gone quiet
+    /// (its FIN lost, or it left by a path this switch does not see) must
+    /// not hold back the flows behind it for good.
+    fn still_probing(&self, now: Time, index: usize, e: &Entry) -> bool {
+        let rtt = (e.rtt as f64).max(self.rtt_ps());
+        let probe_rtts = self.inter_probe(index, rtt as u64).map_or(1.0, |p| (p as f64).max(1.0));
+        (now.0.saturating_sub(e.seen.0) as f64) <= (2.0 * probe_rtts + 1.0) * rtt
     }
 
     /// §3.3.1 RCP fallback: a fair share of the capacity PDQ does not use,
@@ -335,6 +364,7 @@ impl PdqSwitch {
             Some(i) => {
                 // "Update the flow information: <D_i, T_i, RTT_i> = <D_H, T_H, RTT_H>"
                 let e = &mut self.list[i];
+                e.seen = now;
                 e.deadline = h.deadline;
                 e.expected = h.expected.0;
                 e.rtt = h.rtt.0;
@@ -361,6 +391,7 @@ impl PdqSwitch {
                         expected: h.expected.0,
                         rtt: h.rtt.0,
                         crit: h.crit,
+                        seen: now,
                     });
                     // "Remove the least critical flow from the list whenever the
                     // list has more than [2]κ flows."
@@ -381,7 +412,7 @@ impl PdqSwitch {
             ListOrder::S3(o) => o.refresh(&mut self.list, now, rtt_avg, flow).unwrap_or(i),
             ListOrder::Pairwise => i,
         };
-        let w = self.availbw(i).min(h.rate as f64) as u64;
+        let w = self.availbw(now, i).min(h.rate as f64) as u64;
         let not_sending = !self.list[i].sending();
         let dampened = w > 0 && not_sending && self.dampened(now, flow);
         if self.decide(h, if dampened { 0 } else { w }) {

@@ -47,6 +47,7 @@ fn entry(flow: u64, t_us: u64, rate: u64, pause_by: u32) -> Entry {
         expected: Dur::us(t_us).0,
         rtt: RTT.0,
         crit: Dur::us(t_us).0,
+        seen: Time::ZERO,
     }
 }
 
@@ -123,17 +124,20 @@ fn alg2_early_start_budget_is_k() {
     s.insert_entry(entry(2, 160, C, NOBODY));
     s.insert_entry(entry(3, 8000, 0, ME));
     s.insert_entry(entry(4, 9000, 0, ME));
-    assert_eq!(s.availbw(2), C as f64);
-    // Flow 4: flows 1 and 2 exhaust the budget (X = 3.1 >= K), flow 3 has R = 0.
-    assert_eq!(s.availbw(3), C as f64);
+    assert_eq!(s.availbw(Time::ZERO, 2), C as f64);
+    // Flow 4: flows 1 and 2 exhaust the budget (X = 3.1 >= K), and flow 3,
+    // more critical and paused here, gets the capacity first ...
+    assert_eq!(s.availbw(Time::ZERO, 3), 0.0);
+    // ... while it probes: gone quiet for long, it holds nothing back.
+    assert_eq!(s.availbw(Time::ZERO + Dur::ms(10), 3), C as f64);
     // After flow 3 is accepted at C, flow 4 has nothing left.
     s.insert_entry(entry(3, 8000, C, NOBODY));
-    assert_eq!(s.availbw(3), 0.0);
+    assert_eq!(s.availbw(Time::ZERO, 3), 0.0);
     // With K = 1 neither nearly-completed flow qualifies (1.5 >= 1).
     let mut s1 = switch(params(1.0, None, 0.0));
     s1.insert_entry(entry(1, 150, C, NOBODY));
     s1.insert_entry(entry(3, 8000, 0, ME));
-    assert_eq!(s1.availbw(1), 0.0);
+    assert_eq!(s1.availbw(Time::ZERO, 1), 0.0);
     // Budget exhausted: three flows at T/RTT = 0.9 with K = 2 -> the third
     // one counts (X = 1.8 < 2 admits it, X = 2.7 afterwards), a fourth would not.
     let mut s2 = switch(params(2.0, None, 0.0));
@@ -141,12 +145,12 @@ fn alg2_early_start_budget_is_k() {
         s2.insert_entry(entry(f, 90 + f, C / 2, NOBODY));
     }
     s2.insert_entry(entry(9, 8000, 0, ME));
-    assert_eq!(s2.availbw(4), (C / 2) as f64, "only the 4th nearly-completed flow is counted");
+    assert_eq!(s2.availbw(Time::ZERO, 4), (C / 2) as f64, "only the 4th nearly-completed flow is counted");
     // Basic PDQ (K = 0): no Early Start at all.
     let mut b = switch(params(0.0, None, 0.0));
     b.insert_entry(entry(1, 10, C, NOBODY));
     b.insert_entry(entry(2, 8000, 0, ME));
-    assert_eq!(b.availbw(1), 0.0);
+    assert_eq!(b.availbw(Time::ZERO, 1), 0.0);
 }
 
 #[test]
