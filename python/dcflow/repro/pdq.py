@@ -9,7 +9,7 @@ from dcflow.repro import Entry, Series, _plot_rows, register
 from dcflow.repro.common import (
     PDQ_FULL,
     PDQ_ESET,
-    D3,
+    D3_PDQ,
     RCP,
     TCP,
     OPTIMAL,
@@ -45,7 +45,7 @@ register(Entry(
 register(Entry(
     name="pdq-fig3c", paper="PDQ", figure="Fig. 3c", kind="capacity",
     title="flows supported at 99% application throughput vs mean deadline",
-    base=pdq_tree, series=[PDQ_FULL, PDQ_ESET, D3, RCP, TCP],
+    base=pdq_tree, series=[PDQ_FULL, PDQ_ESET, D3_PDQ, RCP, TCP],
     x_key="workload.deadline.mean", x_value=ms,
     xs=lambda q: [20, 40] if q else [20, 30, 40, 50, 60],
     xlabel="mean flow deadline (ms)", y="app_throughput",
@@ -58,7 +58,7 @@ register(Entry(
 register(Entry(
     name="pdq-fig3d", paper="PDQ", figure="Fig. 3d",
     title="mean flow completion time vs number of flows (no deadlines)",
-    base=lambda q: pdq_tree(q, deadlines=False), series=[PDQ_FULL, D3, RCP, TCP, OPTIMAL],
+    base=lambda q: pdq_tree(q, deadlines=False), series=[PDQ_FULL, D3_PDQ, RCP, TCP, OPTIMAL],
     x_key="workload.flows", xs=lambda q: [1, 8] if q else [1, 5, 10, 15, 20, 25, 30],
     xlabel="number of flows", y="fct_mean_s", y_scale=1e3, ylabel="mean flow completion time (ms)",
     seeds=lambda q: 2 if q else 20,
@@ -69,7 +69,7 @@ register(Entry(
     name="pdq-fig3e", paper="PDQ", figure="Fig. 3e",
     title="mean flow completion time vs mean flow size (3 flows, no deadlines)",
     base=lambda q: {**pdq_tree(q, False), "workload": {**pdq_tree(q, False)["workload"], "flows": 3}},
-    series=[PDQ_FULL, D3, RCP, TCP, OPTIMAL], x_key="workload.size", x_value=mean_size,
+    series=[PDQ_FULL, D3_PDQ, RCP, TCP, OPTIMAL], x_key="workload.size", x_value=mean_size,
     xs=lambda q: [100, 1000] if q else [100, 250, 500, 1000, 2000, 4000],
     xlabel="average flow size (KB)", y="fct_mean_s", y_scale=1e3,
     ylabel="mean flow completion time (ms)", seeds=lambda q: 2 if q else 20,
@@ -203,7 +203,7 @@ _PATTERN_NOTES = (f"PDQ §5.3 on §5.1's 12-server tree: {FLOWS_PER_SENDER} flow
 register(Entry(
     name="pdq-fig4a", paper="PDQ", figure="Fig. 4a", style="bar",
     title="application throughput per sending pattern (deadlines)",
-    base=pdq_tree, series=[PDQ_FULL, D3, RCP, TCP], x_key="workload",
+    base=pdq_tree, series=[PDQ_FULL, D3_PDQ, RCP, TCP], x_key="workload",
     x_value=_pattern_workload(True), x_name=_pattern_name,
     xs=lambda q: [1, 6] if q else [1, 2, 3, 4, 5, 6],
     xlabel="sending pattern", y="app_throughput", y_scale=100, ylabel="application throughput (%)",
@@ -213,7 +213,7 @@ register(Entry(
 register(Entry(
     name="pdq-fig4b", paper="PDQ", figure="Fig. 4b", style="bar",
     title="mean flow completion time per sending pattern (no deadlines)",
-    base=lambda q: pdq_tree(q, deadlines=False), series=[PDQ_FULL, D3, RCP, TCP], x_key="workload",
+    base=lambda q: pdq_tree(q, deadlines=False), series=[PDQ_FULL, D3_PDQ, RCP, TCP], x_key="workload",
     x_value=_pattern_workload(False), x_name=_pattern_name,
     xs=lambda q: [1, 6] if q else [1, 2, 3, 4, 5, 6],
     xlabel="sending pattern", y="fct_mean_s", y_scale=1e3, ylabel="mean flow completion time (ms)",
@@ -347,7 +347,7 @@ _VL2_NOTES = ("PDQ §5.3 'Impact of Traffic Type', on §5.1's tree: VL2 flow siz
 register(Entry(
     name="pdq-fig5a", paper="PDQ", figure="Fig. 5a",
     title="application throughput of short flows vs flow arrival rate (VL2 sizes)",
-    base=vl2_tree, series=[PDQ_FULL, PDQ_ESET, D3, RCP, TCP], x_key="workload.rate",
+    base=vl2_tree, series=[PDQ_FULL, PDQ_ESET, D3_PDQ, RCP, TCP], x_key="workload.rate",
     xs=lambda q: [1000, 4000] if q else [500, 1000, 2000, 4000, 8000],
     xlabel="flow arrival rate (flows/s)", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 1 if q else 5,
@@ -397,7 +397,7 @@ def _long_flow_fct(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
 register(Entry(
     name="pdq-fig5b", paper="PDQ", figure="Fig. 5b", kind="custom",
     title="mean flow completion time of flows >= 40 KB vs arrival rate (VL2 sizes)",
-    base=vl2_tree, series=[PDQ_FULL, D3, RCP, TCP], x_key="workload.rate",
+    base=vl2_tree, series=[PDQ_FULL, D3_PDQ, RCP, TCP], x_key="workload.rate",
     xs=lambda q: [1000] if q else [1000, 2000, 4000], xlabel="flow arrival rate (flows/s)",
     ylabel="mean FCT of flows >= 40 KB (ms)", seeds=lambda q: 1 if q else 5, analyze=_long_flow_fct,
     notes=_VL2_NOTES + "The text: 'a 26% reduction compared with RCP, and a 39% reduction compared "
@@ -417,7 +417,7 @@ register(Entry(
     name="pdq-fig5c", paper="PDQ", figure="Fig. 5c",
     title="university data center workload (EDU trace)",
     base=lambda q: {**pdq_tree(q), "workload": {"pattern": "explicit", "trace": EDU_TRACE}},
-    series=[Series(s.label, s.overrides, EDU_NEED) for s in (PDQ_FULL, D3, RCP, TCP)],
+    series=[Series(s.label, s.overrides, EDU_NEED) for s in (PDQ_FULL, D3_PDQ, RCP, TCP)],
     x_key="stop", x_value=lambda x: f"{x:g}s", xs=lambda q: [700], xlabel="simulated time (s)",
     y="app_throughput", y_scale=100, ylabel="application throughput (%)", style="bar", seeds=lambda q: 1,
     notes="PDQ §5.3: a 10-minute trace of a 500-server university data center, turned into flows. "

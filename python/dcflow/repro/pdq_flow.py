@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from dcflow.repro import Entry, Series, register
-from dcflow.repro.common import D3, PDQ_FULL, RCP, mean_size, pdq_tree
+from dcflow.repro.common import D3, D3_PDQ, PDQ_FULL, RCP, mean_size, pdq_tree
 
 
 def _engine(s: Series, engine: str) -> Series:
@@ -24,7 +24,9 @@ def _engine(s: Series, engine: str) -> Series:
     return Series(f"{s.label} ({tag})", {**s.overrides, "engine": engine}, needs)
 
 
-PACKET = [_engine(s, "packet") for s in (PDQ_FULL, D3, RCP)]
+# The packet series run the PDQ paper's D3 (quenching, non-negative fair
+# share); the fluid engine's D3 model has neither (docs/fidelity-fluid.md).
+PACKET = [_engine(s, "packet") for s in (PDQ_FULL, D3_PDQ, RCP)]
 FLOW = [_engine(s, "fluid") for s in (PDQ_FULL, D3, RCP)]
 PDQ_FLOW, _, RCP_FLOW = FLOW
 
