@@ -245,6 +245,7 @@ impl Scenario {
         }
         self.topology.validate().map_err(|e| e.within("topology"))?;
         self.protocol.validate().map_err(|e| e.within("protocol"))?;
+        self.check_priority_classes()?;
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo))?;
         if let Some(m) = &self.monitor {
@@ -289,6 +290,23 @@ impl Scenario {
             }
             Engine::Packet => Ok(()),
         }
+    }
+
+    /// TCP_pr's classes need a strict-priority queue with as many classes:
+    /// any other queue would ignore them without a word.
+    fn check_priority_classes(&self) -> Result<(), ConfigError> {
+        let dcflow_proto::ProtocolConfig::Tcp(t) = &self.protocol else { return Ok(()) };
+        let needed = t.priority_classes();
+        if needed == 1 {
+            return Ok(());
+        }
+        let t = &self.topology;
+        let have = (t.queue == dcflow_net::QueueDiscipline::Priority).then(|| t.priority_classes_or_default() as usize);
+        dcflow_core::ensure(
+            have.is_some_and(|c| c >= needed),
+            "protocol.priority_deadlines",
+            format!("needs topology.queue = \"priority\" with at least {needed} priority_classes (one per threshold, one for later deadlines, one for flows without)"),
+        )
     }
 
     fn check_link(topo: &Topology, name: &str, key: &str) -> Result<(), ConfigError> {

@@ -115,3 +115,12 @@ fn stall_is_a_positive_time_defaulting_by_protocol() {
     assert_eq!(s.stall, Some(Dur::ms(20)));
     assert_eq!(default_stall(&s.protocol), Dur::secs(4), "twice a long rto_min");
 }
+
+#[test]
+fn tcp_pr_needs_a_priority_queue_with_its_classes() {
+    let e = err("[protocol]\nname = \"tcp\"\npriority_deadlines = [\"20ms\"]\n");
+    assert_eq!(e.key, "protocol.priority_deadlines");
+    let e = err("[topology]\nqueue = \"priority\"\npriority_classes = 2\n[protocol]\nname = \"tcp\"\npriority_deadlines = [\"20ms\"]\n");
+    assert_eq!(e.key, "protocol.priority_deadlines");
+    Scenario::from_toml("[topology]\nqueue = \"priority\"\n[protocol]\nname = \"tcp\"\npriority_deadlines = [\"20ms\"]\n").unwrap();
+}

@@ -29,6 +29,16 @@ D3_PDQ = Series("D3", {"protocol": {"name": "d3", "quenching": True, "nonnegativ
 RCP = Series("RCP", {"protocol": {"name": "rcp"}}, "rcp")
 RCP_DC = Series("RCP_dc", {"protocol": {"name": "rcp"}}, "rcp")
 TCP = Series("TCP", {"protocol": {"name": "tcp"}}, "tcp")
+#: D3's testbed TCP (D3 §6.1.2: "Given the retransmission timeout value
+#: (RTO=300ms)"); `TCP` is the reduced-RTO TCP (10 ms) both papers also run.
+TCP_STOCK = Series("TCP (RTO 300ms)", {"protocol": {"name": "tcp", "rto_min": "300ms"}}, "tcp")
+#: D3's TCP_pr (§6.1.1): TCP with switch priority queuing, "flows with short
+#: deadlines are mapped to the higher priority class" (two levels), and
+#: background flows below them (three levels with background, Fig. 12). The
+#: paper gives no split: deadlines up to 20 ms (the tight class's mean) go
+#: high (docs/fidelity.md).
+TCP_PR = Series("TCP_pr", {"protocol": {"name": "tcp", "priority_deadlines": ["20ms"]},
+                           "topology.queue": "priority"}, "tcp")
 DCTCP = Series("DCTCP", {"protocol": {"name": "dctcp"}}, "dctcp")
 D2TCP = Series("D2TCP", {"protocol": {"name": "d2tcp"}}, "d2tcp")
 L2DCT = Series("L2DCT", {"protocol": {"name": "l2dct"}}, "l2dct")

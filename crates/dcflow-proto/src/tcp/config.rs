@@ -40,6 +40,14 @@ pub struct TcpConfig {
     /// SYN / SYN-ACK exchange (one RTT) before the first data packet. Default
     /// true, as in the papers' TCP baselines.
     pub handshake: bool,
+    /// TCP_pr (D3 §6.1.1, §6.1.2): switch priority classes by deadline. With
+    /// thresholds t_0 < t_1 < ..., a flow whose deadline (from its start) is
+    /// at most t_k sends in class k (the first such k), a later deadline in
+    /// class len, a flow without a deadline in class len + 1; replies keep
+    /// class 0. Needs `topology.queue = "priority"` with enough classes.
+    /// Default empty: every packet in one class.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub priority_deadlines: Vec<Dur>,
 }
 
 impl Default for TcpConfig {
@@ -51,6 +59,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             max_cwnd: None,
             handshake: true,
+            priority_deadlines: Vec::new(),
         }
     }
 }
@@ -67,7 +76,21 @@ impl TcpConfig {
         if let Some(m) = self.max_cwnd {
             ensure(m >= 1, "max_cwnd", "must be at least 1 packet")?;
         }
-        Ok(())
+        let d = &self.priority_deadlines;
+        ensure(
+            d.first().is_none_or(|&t| t > Dur::ZERO) && d.windows(2).all(|w| w[0] < w[1]),
+            "priority_deadlines",
+            "must be increasing positive times, e.g. [\"20ms\"]",
+        )
+    }
+
+    /// The switch priority classes these options use (1 without TCP_pr).
+    pub fn priority_classes(&self) -> usize {
+        if self.priority_deadlines.is_empty() {
+            1
+        } else {
+            self.priority_deadlines.len() + 2
+        }
     }
 }
 
@@ -127,6 +150,7 @@ impl DctcpConfig {
             dupack_threshold: self.dupack_threshold,
             max_cwnd: self.max_cwnd,
             handshake: self.handshake,
+            priority_deadlines: Vec::new(),
         }
     }
     pub fn validate(&self) -> Result<(), ConfigError> {

@@ -21,6 +21,8 @@ enum Phase {
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     info: FlowInfo,
+    /// Switch priority class of data and SYNs (TCP_pr; 0 otherwise).
+    prio: u64,
     cc: Cc,
     mss: u64,
     size: u64,
@@ -98,11 +100,28 @@ impl TcpSender {
         TcpSender::with_cc(info, &dctcp.tcp(), cc)
     }
 
+    /// TCP_pr's class for this flow's packets (see
+    /// [`TcpConfig::priority_deadlines`]); 0 without TCP_pr.
+    fn priority_class(info: &FlowInfo, thresholds: &[Dur]) -> u64 {
+        if thresholds.is_empty() {
+            return 0;
+        }
+        let class = match info.deadline {
+            None => thresholds.len() + 1,
+            Some(d) => {
+                let relative = d.since(info.start);
+                thresholds.iter().position(|&t| relative <= t).unwrap_or(thresholds.len())
+            }
+        };
+        class as u64
+    }
+
     /// A sender with an explicit congestion-control state.
     pub fn with_cc(info: FlowInfo, cfg: &TcpConfig, cc: Cc) -> TcpSender {
         let mss = info.mss.max(1) as u64;
         let rto = cfg.rto_init.unwrap_or_else(|| cfg.rto_min.max(Dur(info.base_rtt.0.saturating_mul(3))));
         TcpSender {
+            prio: TcpSender::priority_class(&info, &cfg.priority_deadlines),
             info,
             cc,
             mss,
@@ -209,6 +228,7 @@ impl TcpSender {
     fn data_packet(&mut self, now: Time, seq: u64, retransmit: bool) -> Packet {
         let len = self.seg_len(seq) as u32;
         let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
+        p.prio = self.prio;
         p.seq = seq;
         p.payload = len;
         p.wire = crate::packet::HEADER_BYTES + len;
@@ -456,6 +476,7 @@ impl Endpoint for TcpSender {
                 }
                 self.syn_pending = false;
                 let mut p = Packet::new(self.info.id, PacketKind::Syn, false, now);
+                p.prio = self.prio;
                 p.retransmit = self.syn_retransmit;
                 if self.syn_retransmit {
                     self.retransmits += 1;

@@ -265,3 +265,27 @@ fn waits_for_flow_start() {
     s.handle_timeout(Time(500));
     assert_eq!(s.poll_transmit(Time(500)).unwrap().kind, PacketKind::Syn);
 }
+
+/// TCP_pr (D3 §6.1.1): a deadline at most a threshold's puts the flow's data
+/// and SYN in that class, a later one in the next, none in the last.
+#[test]
+fn tcp_pr_classes_follow_the_deadline_from_the_start() {
+    let cfg = TcpConfig { priority_deadlines: vec![Dur::ms(10), Dur::ms(30)], ..TcpConfig::default() };
+    let class = |deadline: Option<Dur>| {
+        let mut i = info(5 * MSS);
+        i.start = Time::ZERO + Dur::ms(100);
+        i.deadline = deadline.map(|d| i.start + d);
+        let mut s = TcpSender::new(i, &cfg);
+        let syn = drain(&mut s, i.start);
+        syn[0].prio
+    };
+    assert_eq!(class(Some(Dur::ms(10))), 0);
+    assert_eq!(class(Some(Dur::ms(11))), 1);
+    assert_eq!(class(Some(Dur::ms(31))), 2);
+    assert_eq!(class(None), 3);
+    assert_eq!(cfg.priority_classes(), 4);
+    let plain = TcpSender::new(info(5 * MSS), &no_hs()).poll_transmit(Time::ZERO).unwrap();
+    assert_eq!(plain.prio, 0, "without TCP_pr every packet is in class 0");
+    let bad = TcpConfig { priority_deadlines: vec![Dur::ms(30), Dur::ms(10)], ..TcpConfig::default() };
+    assert_eq!(bad.validate().unwrap_err().key, "priority_deadlines");
+}
