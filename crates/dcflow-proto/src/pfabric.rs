@@ -8,8 +8,14 @@
 //! bandwidth-delay product (growing by one packet per ACK up to
 //! `max_window`), per-packet ACKs, and a small fixed retransmission timeout.
 //! After a timeout the window falls to one packet and slow-starts back (§4.3
-//! "Rate control"); after `probe_after` consecutive timeouts the flow sends
-//! one packet per RTO until something is acknowledged (probe mode).
+//! "Rate control"); after `probe_after` consecutive timeouts the flow enters
+//! probe mode: it "periodically retransmits minimum-size packets with a
+//! one-byte payload" (§4.3), one per RTO, and leaves it when one is answered.
+//! Probes must be small: under SRPT a large flow can wait for tens of
+//! milliseconds, and full-size probes of the waiting flows piled up in a
+//! large buffer (dcflow's 4 MB default), took the link when their flow's
+//! turn came (the switch sends a flow's earliest queued packet first), and
+//! held a 50-sender incast at 5 x its fair makespan (issue 12).
 //!
 //! The retransmission timer is the flow's, as in TCP (RFC 6298 §5) on which
 //! pFabric's end host is built, and in the reference simulators: started when
@@ -82,6 +88,8 @@ pub struct PfabricSender {
     timer_start: Option<Time>,
     probe_after: u32,
     consecutive_timeouts: u32,
+    /// Probe mode: a probe is due (one per RTO).
+    probe_due: bool,
     timeouts: u64,
     closed: bool,
     event: Option<FlowEvent>,
@@ -100,6 +108,7 @@ impl PfabricSender {
             timer_start: None,
             probe_after: cfg.probe_after,
             consecutive_timeouts: 0,
+            probe_due: false,
             timeouts: 0,
             closed: false,
             event: None,
@@ -114,12 +123,36 @@ impl PfabricSender {
     fn probing(&self) -> bool {
         self.consecutive_timeouts >= self.probe_after
     }
+
+    /// Probe mode's packet (§4.3): the headers and one byte, at the flow's
+    /// priority; the timer runs from it, so the next probe is an RTO later.
+    fn probe(&mut self, now: Time) -> Packet {
+        self.probe_due = false;
+        self.timer_start = Some(now);
+        let mut p = Packet::new(self.info.id, PacketKind::Probe, false, now);
+        p.seq = self.info.size.0 - self.tracker.remaining();
+        p.payload = 1;
+        p.wire = HEADER_BYTES + 1;
+        p.prio = self.tracker.remaining();
+        p
+    }
 }
 
 impl Endpoint for PfabricSender {
     fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        if pkt.kind != PacketKind::Ack || self.closed {
+        if self.closed {
             return;
+        }
+        match pkt.kind {
+            // A probe's answer: the path works again; leave probe mode and
+            // resend from the window of one the last timeout left.
+            PacketKind::Probe => {
+                self.consecutive_timeouts = 0;
+                self.probe_due = false;
+                return;
+            }
+            PacketKind::Ack => {}
+            _ => return,
         }
         if self.tracker.on_ack(pkt.seq, pkt.acked_seq) > 0 {
             // RFC 6298 (5.2, 5.3): new data acknowledged restarts the timer.
@@ -127,6 +160,7 @@ impl Endpoint for PfabricSender {
         }
         // Every ACK is progress: leave probe mode, slow-start up to the maximum window.
         self.consecutive_timeouts = 0;
+        self.probe_due = false;
         self.window = (self.window + 1).min(self.max_window);
         if self.tracker.all_acked() {
             self.closed = true;
@@ -140,12 +174,14 @@ impl Endpoint for PfabricSender {
         }
         // Go back to the cumulative ACK, as TCP and the reference simulators
         // do: every outstanding segment not selectively acknowledged is resent.
-        if self.tracker.expire(now, Dur::ZERO) == 0 {
+        // In probe mode every RTO is a timeout: it sends the next probe.
+        if self.tracker.expire(now, Dur::ZERO) == 0 && !self.probing() {
             self.timer_start = None;
             return;
         }
         self.timeouts += 1;
         self.consecutive_timeouts += 1;
+        self.probe_due = self.probing();
         self.window = 1;
         // RFC 6298 (5.6) restarts the timer with the retransmission, without
         // backoff: pFabric's RTO is fixed (§4.3).
@@ -153,8 +189,13 @@ impl Endpoint for PfabricSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        let limit = if self.probing() { 1 } else { self.window as usize };
-        if self.closed || self.tracker.in_flight() >= limit {
+        if self.closed {
+            return None;
+        }
+        if self.probing() {
+            return self.probe_due.then(|| self.probe(now));
+        }
+        if self.tracker.in_flight() >= self.window as usize {
             return None;
         }
         let s = self.tracker.next(now)?;
@@ -281,6 +322,26 @@ mod tests {
         assert_eq!(s.poll_event(), Some(FlowEvent::Closed));
         assert_eq!(s.poll_timeout(), None);
     }
+    /// Probe mode (§4.3): one minimum-size packet (one byte of payload) per
+    /// RTO, never a data segment; its answer ends probe mode.
+    #[test]
+    fn probe_mode_sends_one_byte_probes_until_one_is_answered() {
+        let mut s = sender(20, 8);
+        send_window(&mut s, Time::ZERO);
+        run_timers(&mut s, Time::ZERO + RTO.mul_f64(5.5));
+        assert!(s.probing());
+        let t = s.poll_timeout().unwrap();
+        s.handle_timeout(t);
+        let probe = s.poll_transmit(t).expect("a probe each RTO");
+        assert_eq!((probe.kind, probe.payload, probe.wire), (PacketKind::Probe, 1, HEADER_BYTES + 1));
+        assert!(s.poll_transmit(t).is_none(), "one probe per RTO");
+        let mut answer = probe;
+        answer.reverse = true;
+        s.handle_packet(t + Dur::us(5), &answer);
+        assert!(!s.probing());
+        assert_eq!(s.poll_transmit(t + Dur::us(5)).map(|p| p.kind), Some(PacketKind::Data), "a lost segment again");
+    }
+
     /// `rto` fixes the timeout for every path (the paper's 45 us); zero is refused.
     #[test]
     fn a_fixed_rto_replaces_the_rtt_multiple() {

@@ -21,10 +21,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // rate, their requests alone fill the port and the run stalls; quenching
     // (d3-quench) is D3's own way out and passes.
     ("d3", "incast-500-deadline"),
-    // pFabric: flows stall in endless timeouts.
-    ("pfabric", "incast-100-deadline"),
-    ("pfabric", "incast-500-deadline"),
-    ("pfabric", "fattree-0.9-loss"),
 ];
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
