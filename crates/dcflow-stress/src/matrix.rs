@@ -31,6 +31,8 @@ const TCP_RTO: Dur = Dur::ms(10);
 const RATE_RTO: Dur = Dur::ms(1);
 /// pFabric's RTO is 3 base RTTs (pFabric §4.2), under 100 us on these topologies.
 const PFABRIC_RTO: Dur = Dur::us(100);
+/// S3 retransmits after 2 RTTs (S3 §4.2), under 100 us on these topologies.
+const S3_RTO: Dur = Dur::us(100);
 
 /// Every packet-engine protocol and variant, in table order.
 pub const PROTOCOLS: &[Protocol] = &[
@@ -52,6 +54,9 @@ pub const PROTOCOLS: &[Protocol] = &[
     // M-PDQ (PDQ §6): on the fat-tree, up to 4 paths between pods.
     protocol("m-pdq", "name = \"pdq\"\nsubflows = 4", RATE_RTO, true),
     protocol("pfabric", "name = \"pfabric\"", PFABRIC_RTO, false),
+    // S3 (papers/001): PDQ's machinery in S3's order; Early Termination
+    // (§4.2) gives up flows that cannot meet their deadlines.
+    protocol("s3", "name = \"s3\"", S3_RTO, true),
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).

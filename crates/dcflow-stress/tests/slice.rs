@@ -21,11 +21,15 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // rate, their requests alone fill the port and the run stalls; quenching
     // (d3-quench) is D3's own way out and passes.
     ("d3", "incast-500-deadline"),
+    // S3 ends every flow, late (2.4 x the fair makespan): without PDQ's
+    // Early Start (S3 describes none; early_start_k = 0) the link idles for
+    // about an RTT at every switch between flows (docs/fidelity-s3.md).
+    ("s3", "fattree-0.9-loss"),
 ];
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
 /// ones a 500-flow incast has livelocked (issue 12).
-const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric"];
+const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3"];
 
 fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {
     let protocols: Vec<_> =

@@ -14,8 +14,11 @@ pub enum Probing {
     /// PDQ's Suppressed Probing (§3.3.2): every I_H RTTs, at least one.
     Suppressed,
     /// S3 Eq. 2: every P_i, which the switches wrote into I_H in the flow's
-    /// RTTs (at least 0.2 RTT_avg: I_i counts from 1).
-    S3,
+    /// RTTs, never less than `min` RTTs: the head of a schedule's P_i (I_i
+    /// = 1). A reply no S3 switch wrote P_i into (the flow is not in the
+    /// pausing switch's list) carries I_H = 0, and a sender probing "every
+    /// 0 RTTs" sent probes without end at one instant (stress matrix).
+    S3 { min: f64 },
 }
 
 impl Probing {
@@ -83,7 +86,7 @@ impl PathControl {
         self.inter_probe = match probing {
             Probing::EveryRtt => 1.0,
             Probing::Suppressed => (h.inter_probe as f64).max(1.0),
-            Probing::S3 => h.inter_probe as f64,
+            Probing::S3 { min } => (h.inter_probe as f64).max(min),
         };
         if self.rate != old {
             self.pacer.set_rate(now, self.rate);

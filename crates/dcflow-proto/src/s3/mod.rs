@@ -78,7 +78,7 @@ impl S3Config {
         SenderRules {
             header_bytes: S3_HEADER_BYTES,
             termination: self.early_termination.then_some(Termination::FullRate),
-            probing: Probing::S3,
+            probing: Probing::S3 { min: self.probe_factor },
             rto_rtts: self.rto_rtts,
             rto_min: Dur::ZERO,
         }

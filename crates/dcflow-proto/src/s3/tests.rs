@@ -134,6 +134,23 @@ fn sender_probes_every_p_i_while_paused_and_resumes() {
     assert_eq!(s.poll_timeout(), Some(t2 + Rate(C).tx_time(Bytes(1500))), "paced at R_i");
 }
 
+/// A reply no S3 switch wrote P_i into (I_H = 0: the flow was not in the
+/// pausing switch's list) must not make the sender probe "every 0 RTTs":
+/// that sent probes without end at one instant (the stress matrix's
+/// Poisson tree). It probes at the head of a schedule's P_i, 0.2 RTT.
+#[test]
+fn a_reply_without_p_i_probes_at_the_heads_interval() {
+    let mut s = S3Config::default().sender(info(100_000, None));
+    let syn = s.poll_transmit(Time::ZERO).unwrap();
+    let t = Time::ZERO + RTT;
+    s.handle_packet(t, &reply(&syn, PacketKind::SynAck, Time::ZERO, ME, 0, 0.0));
+    assert_eq!(s.poll_transmit(t).unwrap().kind, PacketKind::Probe);
+    assert!(s.poll_transmit(t).is_none(), "one probe, not a stream of them");
+    let next = s.poll_timeout().unwrap();
+    assert!(next > t, "the next probe is later: {next:?}");
+    assert!(next.0.abs_diff((t + RTT.mul_f64(0.2)).0) <= RTT.0 / 100, "about 0.2 RTT later: {next:?}");
+}
+
 /// §4.2: a flow that cannot finish by its deadline even at full rate stops
 /// at once; a paused flow that still can is not stopped (PDQ's third
 /// condition, paused with less than an RTT left, is not S3's).
