@@ -29,10 +29,15 @@ const fn protocol(label: &'static str, keys: &'static str, rto: Dur, terminates:
 const TCP_RTO: Dur = Dur::ms(10);
 /// D3, RCP_dc and PDQ: `rto_min` 1 ms (their configs' defaults).
 const RATE_RTO: Dur = Dur::ms(1);
-/// pFabric's RTO is 3 base RTTs (pFabric §4.2), under 100 us on these topologies.
-const PFABRIC_RTO: Dur = Dur::us(100);
-/// S3 retransmits after 2 RTTs (S3 §4.2), under 100 us on these topologies.
-const S3_RTO: Dur = Dur::us(100);
+/// pFabric's RTO is 3 base RTTs (pFabric §4.3, §5) of the flow's path. The
+/// shortest path here crosses one switch (the star; hosts of one rack or edge
+/// switch): 2 x (0.1 + 25 + 0.1) us of links and the switch, plus one 1500 B
+/// packet and a 40 B ACK over two 1 Gbps links (24.6 us), 75 us; 3 x that is
+/// 225 us (measured: a flow waiting 8.26 ms behind another on the star times
+/// out 36 times).
+const PFABRIC_RTO: Dur = Dur::us(225);
+/// S3 retransmits after 2 RTTs (S3 §4.2): 150 us on the same shortest path.
+const S3_RTO: Dur = Dur::us(150);
 
 /// Every packet-engine protocol and variant, in table order.
 pub const PROTOCOLS: &[Protocol] = &[
