@@ -1,0 +1,180 @@
+"""S3 §5 (papers/001): S3 against PDQ, D3 and TCP as §5.1 sets them up.
+
+§5.1: PDQ with Early Start, Early Termination and Suppressed Probing and
+K = 1.5; D3 with rate allocation and flow quenching; TCP NewReno with
+RTO_min 10 ms. Sizes U[2 KB, 198 KB], deadlines exponential with mean 20 ms
+and a 3 ms floor. §5.2-5.3: 1 Gbps, 100 KB of buffer per port, 160 us
+end-to-end RTT; we use the 12-server two-level tree of §5.4 (Fig. 9) for
+every query-aggregation figure too (25 us per switch: 150 us of switching
+plus serialization across the core, ~160 us).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dcflow.repro import Entry, Series, register
+from dcflow.repro.common import TCP, mean_size, ms, pdq_tree
+from dcflow.repro.examples import _worked_example
+from dcflow.repro.pdq import PATTERNS
+
+S3 = Series("S3", {"protocol": {"name": "s3"}}, "s3")
+PDQ_S3 = Series("PDQ", {"protocol": {"name": "pdq", "variant": "full", "early_start_k": 1.5}}, "pdq")
+D3_S3 = Series("D3", {"protocol": {"name": "d3", "quenching": True}}, "d3")
+S3_SERIES = [S3, PDQ_S3, D3_S3, TCP]
+
+#: §5.6's sizes: 1-10 KB with probability 0.8, else 10-100 KB.
+REAL_SIZES = Path(__file__).parent / "data" / "s3_real_sizes.csv"
+
+#: Flows at 90% application throughput, S3's measure (Fig. 6c, 10a, 12a, 14a).
+AT_90 = {"param": "workload.flows", "lo": 1, "hi": 128, "target": 0.9, "quick": {"hi": 32}}
+
+
+def s3_tree(quick: bool, deadlines: bool = True) -> dict[str, Any]:
+    """PDQ's 12-server tree with S3's 100 KB of buffer per port."""
+    sc = pdq_tree(quick, deadlines)
+    return {**sc, "name": "s3-query-aggregation", "topology": {**sc["topology"], "buffer": "100KB"}}
+
+
+def _flows(n: int):
+    return lambda q: {**s3_tree(q), "workload": {**s3_tree(q)["workload"], "flows": n}}
+
+
+# ---------------------------------------------------------- §5.2: Fig. 6, 7
+register(Entry(
+    name="s3-fig6a", paper="S3", figure="Fig. 6a",
+    title="application throughput vs number of flows (query aggregation)",
+    base=s3_tree, series=S3_SERIES, x_key="workload.flows",
+    xs=lambda q: [10, 60] if q else [10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
+    xlabel="number of flows", y="app_throughput", y_scale=100, ylabel="application throughput (%)",
+    seeds=lambda q: 2 if q else 10,
+    notes="S3 §5.2.1: 'about 10% higher than that of PDQ when the number of flows is larger than 55'.",
+))
+
+register(Entry(
+    name="s3-fig6b", paper="S3", figure="Fig. 6b",
+    title="application throughput vs mean flow size (30 flows)",
+    base=_flows(30), series=S3_SERIES, x_key="workload.size", x_value=mean_size,
+    xs=lambda q: [100, 300] if q else [50, 100, 150, 200, 250, 300],
+    xlabel="mean flow size (KB)", y="app_throughput", y_scale=100, ylabel="application throughput (%)",
+    seeds=lambda q: 2 if q else 10,
+    notes="S3 §5.2.1: S3 above PDQ at every size, TCP lowest; sizes U[0.02m, 1.98m].",
+))
+
+register(Entry(
+    name="s3-fig6c", paper="S3", figure="Fig. 6c", kind="capacity",
+    title="flows supported at 90% application throughput vs mean deadline",
+    base=s3_tree, series=S3_SERIES, x_key="workload.deadline.mean", x_value=ms,
+    xs=lambda q: [20, 60] if q else [20, 30, 40, 50, 60],
+    xlabel="mean flow deadline (ms)", y="app_throughput",
+    ylabel="number of flows at 90% application throughput", seeds=lambda q: 2 if q else 5,
+    capacity=AT_90,
+    notes="S3 §5.2.1: D3 and TCP under 40 flows throughout; at 60 ms S3 ~10% over PDQ and >3x D3.",
+))
+
+register(Entry(
+    name="s3-fig7c", paper="S3", figure="Fig. 7c",
+    title="mean FCT of deadline-free flows vs number of flows",
+    base=lambda q: s3_tree(q, deadlines=False), series=S3_SERIES, x_key="workload.flows",
+    xs=lambda q: [10, 50] if q else [10, 20, 40, 60, 80, 100],
+    xlabel="number of flows", y="fct_mean_s", y_scale=1e3, ylabel="mean flow completion time (ms)",
+    seeds=lambda q: 2 if q else 10,
+    notes="S3 §5.2.2: S3 and PDQ lowest, 'both degenerate into the SJF discipline'.",
+))
+
+# ------------------------------------------------------------ §5.3: Fig. 8
+_FIG8_FLOWS = [{"src": 1, "dst": 0, "size": "1MB", "start": "0ms", "deadline": "10ms"}] + [
+    {"src": 2 + i, "dst": 0, "size": f"{kb}KB", "start": "0ms", "deadline": f"{d}ms"}
+    for i, (kb, d) in enumerate([(120, 10.5), (140, 11.0), (160, 11.5), (180, 12.0)])
+]
+
+register(Entry(
+    name="s3-fig8", paper="S3", figure="Fig. 8", kind="custom",
+    title="five flows on one bottleneck: deadlines met by PDQ and S3",
+    base=lambda q: {"name": "s3-fig8", "seed": 1, "stop": "50ms",
+                    "topology": {"kind": "star", "hosts": 6, "link_rate": "1Gbps", "buffer": "100KB"},
+                    "protocol": {"name": "s3"}, "workload": {"pattern": "explicit"}, "flows": _FIG8_FLOWS},
+    series=[PDQ_S3, S3],
+    analyze=_worked_example([("deadlines met", "deadline_met", 1.0), ("last FCT (ms)", "fct_max_s", 1e3)],
+                            {("PDQ", "deadlines met"): 3, ("S3", "deadlines met"): 4}),
+    notes="S3 §5.3: 1 MB due at 10 ms and 120/140/160/180 KB due in [10, 12] ms (we space them "
+          "0.5 ms apart); PDQ meets 3, S3 meets 4.",
+))
+
+# ------------------------------------------------- §5.4: Fig. 10, patterns
+_S3_PATTERNS = [p for p in PATTERNS if p[0] in
+                ("Aggregation", "Stride(1)", "Random Permutation", "Staggered Prob(0.3)", "Staggered Prob(0.7)")]
+
+
+def _pattern_keys(x: float) -> dict[str, Any]:
+    return _S3_PATTERNS[int(x) - 1][1]
+
+
+register(Entry(
+    name="s3-fig10", paper="S3", figure="Fig. 10a", kind="capacity", style="bar",
+    title="flows at 90% application throughput per sending pattern",
+    base=s3_tree, series=S3_SERIES, x_key="workload",
+    x_value=lambda x: {**{k: v for k, v in s3_tree(True)["workload"].items() if k not in ("pattern", "receiver")},
+                       **_pattern_keys(x)},
+    x_name=lambda x: _S3_PATTERNS[int(x) - 1][0],
+    xs=lambda q: [1, 5] if q else [1, 2, 3, 4, 5],
+    xlabel="sending pattern", y="app_throughput", ylabel="number of flows at 90% application throughput",
+    seeds=lambda q: 1 if q else 3, capacity=AT_90,
+    notes="S3 §5.4 on the 12-server tree: aggregation, Stride(1), random permutation, Prob(0.3), "
+          "Prob(0.7) (a host in the same rack with probability p); the paper normalizes to S3 and "
+          "finds S3 best everywhere, most of all in aggregation.",
+))
+
+# ------------------------------------------------------ §5.5: Fig. 12, pods
+register(Entry(
+    name="s3-fig12", paper="S3", figure="Fig. 12a", kind="capacity",
+    title="flows at 90% application throughput vs fat-tree pods",
+    base=lambda q: {**s3_tree(q), "topology": {"kind": "fat_tree", "k": 4, "link_rate": "1Gbps",
+                                               "buffer": "100KB", "prop_delay": "0.1us", "proc_delay": "25us"},
+                    "workload": {**{k: v for k, v in s3_tree(q)["workload"].items() if k != "receiver"},
+                                 "pattern": "all_to_all"}},
+    series=S3_SERIES, x_key="topology.k", xs=lambda q: [4] if q else [4, 6, 8],
+    xlabel="pods (k)", y="app_throughput", ylabel="number of flows at 90% application throughput",
+    seeds=lambda q: 1 if q else 3,
+    capacity={"param": "workload.flows", "lo": 1, "hi": 1024, "target": 0.9, "quick": {"hi": 64}},
+    notes="S3 §5.5: k = 4-8 (16-128 servers); more flows meet deadlines as the fabric grows, "
+          "S3 above PDQ, both far above D3 and TCP. The traffic pattern is not given: flows "
+          "between random hosts, all starting at 0.",
+))
+
+# ------------------------------------------------ §5.6: Fig. 13, real sizes
+def _real(mean_deadline: str):
+    def base(q: bool) -> dict[str, Any]:
+        sc = s3_tree(q)
+        w = {**sc["workload"], "size": {"dist": "cdf", "file": str(REAL_SIZES)},
+             "deadline": {"dist": "exponential", "mean": mean_deadline, "min": "2ms"}}
+        return {**sc, "workload": w}
+    return base
+
+
+for _fig, _mean in (("13a", "5ms"), ("13c", "10ms")):
+    register(Entry(
+        name=f"s3-fig{_fig}", paper="S3", figure=f"Fig. {_fig}",
+        title=f"application throughput vs flows, §5.6's sizes, deadlines mean {_mean}",
+        base=_real(_mean), series=[S3, PDQ_S3], x_key="workload.flows",
+        xs=lambda q: [20, 80] if q else [20, 40, 60, 80, 100],
+        xlabel="number of flows", y="app_throughput", y_scale=100, ylabel="application throughput (%)",
+        seeds=lambda q: 2 if q else 10,
+        notes="S3 §5.6: 1-10 KB with p = 0.8, else 10-100 KB; deadlines exponential, 2 ms floor. "
+              "S3 pulls ahead of PDQ beyond 40 flows (5 ms) or 50 flows (10 ms).",
+    ))
+
+# --------------------------------------------------- §5.7: Fig. 14, loss
+register(Entry(
+    name="s3-fig14", paper="S3", figure="Fig. 14b",
+    title="mean FCT of deadline-free flows vs packet loss rate",
+    base=lambda q: {**s3_tree(q, deadlines=False),
+                    "workload": {**s3_tree(q, deadlines=False)["workload"], "flows": 30}},
+    series=S3_SERIES, x_key="faults.loss", x_value=lambda x: x / 100,
+    xs=lambda q: [0, 3] if q else [0, 1, 2, 3],
+    xlabel="packet loss rate in each direction (%)", y="fct_mean_s", y_scale=1e3,
+    ylabel="mean flow completion time (ms)", seeds=lambda q: 2 if q else 10,
+    notes="S3 §5.7: loss barely hurts S3; 'TCP 40 times worse than S3 at 3% packet loss rate' "
+          "(30 flows to host 0; the count is not given).",
+))
