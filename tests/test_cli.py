@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -118,6 +120,40 @@ def test_refuses_to_replace_a_foreign_directory(small, tmp_path):
     assert r.returncode != 0
     assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error: ")
     assert (out / "thesis.tex").read_text() == "precious"
+
+
+def test_a_file_as_destination_is_refused_before_the_run(small, tmp_path):
+    target = tmp_path / "afile"
+    target.write_text("mine")
+    r = dcflow("run", small, "-o", target, "--set", "stop=1000s")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: -o: ") and len(r.stderr.strip().splitlines()) == 1
+    assert "stalled" not in r.stderr and r.stdout == "", "nothing was simulated"
+    assert target.read_text() == "mine"
+
+
+def test_a_rerun_keeps_the_users_files_and_writes_usual_modes(small, tmp_path):
+    out = tmp_path / "out"
+    assert dcflow("run", small, "-o", out).returncode == 0
+    (out / "notes.txt").write_text("keep me")
+    (out / "plots").mkdir()
+    assert dcflow("run", small, "-o", out, "--set", "workload.flows=3").returncode == 0
+    assert (out / "notes.txt").read_text() == "keep me" and (out / "plots").is_dir()
+    assert pq.read_table(out / "flows.parquet").num_rows == 3
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~umask
+    assert stat.S_IMODE((out / "summary.json").stat().st_mode) == 0o666 & ~umask
+
+
+def test_a_flow_count_beyond_memory_is_one_line_in_validate_and_run(small, tmp_path):
+    for cmd in ("validate", "run"):
+        r = dcflow(cmd, small, "--set", "workload.flows=4294967295")
+        assert r.returncode == 2, (cmd, r.stderr)
+        assert r.stderr.startswith("error: workload.flows: ") and "GB of memory" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = dcflow("validate", small, "--set", "workload.flows=4294967296")
+    assert r.returncode == 2 and "u32" not in r.stderr and "whole number" in r.stderr
 
 
 # ----------------------------------------------------------------- errors

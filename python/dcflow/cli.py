@@ -60,6 +60,14 @@ def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool
     from dcflow.run import run
 
     sc = _load(scenario, sets)
+    if out is not None:
+        # Refuse an unusable destination before simulating, not after.
+        from dcflow.result import check_output_dir
+
+        try:
+            check_output_dir(out)
+        except FileExistsError as e:
+            raise CliError(f"-o: {e}", EXIT_USAGE) from None
     result = run(sc)
     if result.summary.get("status") == "stalled":
         click.echo(stall_warning(result), err=True)

@@ -160,10 +160,11 @@ class Result:
         a previous dcflow output (it holds summary.json and
         scenario.resolved.toml); otherwise FileExistsError is raised.
         """
-        dest = Path(os.path.abspath(directory))
-        _check_replaceable(dest)
+        dest = check_output_dir(directory)
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+        # mkdtemp makes 0700; an output directory is as public as umask allows.
+        os.chmod(tmp, 0o777 & ~current_umask())
         try:
             self._write_into(tmp)
             _swap_into_place(tmp, dest)
@@ -200,6 +201,29 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
     pq.write_table(table, path, compression="zstd", write_statistics=True, store_schema=True)
 
 
+#: What `Result.save` writes; anything else in an output directory is the
+#: user's and survives a re-run.
+OUTPUT_FILES = frozenset({"summary.json", "flows.parquet", "timeseries.parquet", "scenario.resolved.toml"})
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_output_dir(directory: str | os.PathLike[str]) -> Path:
+    """The absolute path of an output directory `Result.save` may write:
+    absent, empty, or a previous dcflow output. Raises FileExistsError
+    otherwise, so that a CLI can refuse before it simulates."""
+    dest = Path(os.path.abspath(directory))
+    _check_replaceable(dest)
+    parent = next((p for p in dest.parents if os.path.lexists(p)), None)
+    if parent is not None and not parent.is_dir():
+        raise FileExistsError(f"{parent}: exists and is not a directory")
+    return dest
+
+
 def _check_replaceable(dest: Path) -> None:
     if not os.path.lexists(dest):
         return
@@ -233,4 +257,8 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
     except BaseException:
         os.rename(old, dest)
         raise
+    # Files dcflow did not write (notes, plots) move into the new directory.
+    for name in os.listdir(old):
+        if name not in OUTPUT_FILES:
+            os.rename(old / name, dest / name)
     shutil.rmtree(old, ignore_errors=True)

@@ -45,7 +45,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dcflow.result import SUMMARY_KEYS
+from dcflow.result import SUMMARY_KEYS, current_umask
 from dcflow.scenario import Scenario, ScenarioError
 
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
@@ -558,6 +558,8 @@ def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
     rename it into place, so a reader never sees a partial file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes 0600; an output file is as public as umask allows.
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()

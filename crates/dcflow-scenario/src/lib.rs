@@ -186,10 +186,53 @@ pub fn default_stall(protocol: &ProtocolConfig) -> Dur {
 
 /// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
 fn clean(msg: String) -> String {
-    match msg.rfind(" at line ") {
+    let msg = match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg,
+    };
+    plain_words(&msg)
+}
+
+/// serde's messages name Rust types ("expected u32", "expected struct
+/// SizeConfig"); a user reads the kind of value the key takes instead.
+fn plain_words(msg: &str) -> String {
+    const TYPES: &[(&str, &str)] = &[
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
+        ("expected usize", "expected a whole number from 0 to 18446744073709551615"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ];
+    let mut out = msg.to_string();
+    for (rust, words) in TYPES {
+        if let Some(i) = out.find(rust).filter(|&i| !out[i + rust.len()..].starts_with(char::is_alphanumeric)) {
+            out.replace_range(i..i + rust.len(), words);
+        }
     }
+    for (rust, words) in [("expected struct ", "expected a table of keys"), ("expected enum ", "expected one of the documented names")] {
+        if let Some(i) = out.find(rust) {
+            let end = out[i + rust.len()..].find(|c: char| !c.is_alphanumeric() && c != '_').map_or(out.len(), |e| i + rust.len() + e);
+            out.replace_range(i..end, words);
+        }
+    }
+    out
+}
+
+/// A lower bound of the memory a run needs per flow: the flow-level engine
+/// measured 418 MB for 1,000,000 flows (BENCHMARKS.md, issue 4); the packet
+/// engine keeps more per flow (sender, receiver, segment state).
+const BYTES_PER_FLOW: u64 = 400;
+
+/// The machine's memory (Linux: /proc/meminfo's MemTotal), if known.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 impl Scenario {
@@ -248,6 +291,18 @@ impl Scenario {
         self.check_priority_classes()?;
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo))?;
+        if let (Some(n), Some(memory)) = (self.workload.flows, machine_memory()) {
+            let needed = n as u64 * BYTES_PER_FLOW;
+            dcflow_core::ensure(
+                needed <= memory,
+                "workload.flows",
+                format!(
+                    "{n} flows need at least {:.1} GB of memory ({BYTES_PER_FLOW} B a flow) and this machine has {:.1} GB",
+                    needed as f64 / 1e9,
+                    memory as f64 / 1e9
+                ),
+            )?;
+        }
         if let Some(m) = &self.monitor {
             dcflow_core::ensure(m.interval > Dur::ZERO, "monitor.interval", "must be a positive time")?;
             for (i, name) in m.links.iter().enumerate() {

@@ -124,3 +124,19 @@ fn tcp_pr_needs_a_priority_queue_with_its_classes() {
     assert_eq!(e.key, "protocol.priority_deadlines");
     Scenario::from_toml("[topology]\nqueue = \"priority\"\n[protocol]\nname = \"tcp\"\npriority_deadlines = [\"20ms\"]\n").unwrap();
 }
+
+#[test]
+fn messages_name_kinds_of_values_not_rust_types() {
+    let e = err("[workload]\nflows = 4294967296\n");
+    assert_eq!(e.key, "workload.flows");
+    assert!(e.message.contains("a whole number from 0 to 4294967295") && !e.message.contains("u32"), "{}", e.message);
+    let e = err("[workload]\nsize = 3\n");
+    assert!(e.message.contains("a table of keys") && !e.message.contains("SizeConfig"), "{}", e.message);
+}
+
+#[test]
+fn a_flow_count_that_cannot_fit_in_memory_is_refused_with_an_estimate() {
+    let e = err("[workload]\nflows = 4294967295\n");
+    assert_eq!(e.key, "workload.flows");
+    assert!(e.message.contains("GB of memory"), "{}", e.message);
+}
