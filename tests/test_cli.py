@@ -318,3 +318,76 @@ def test_stall_must_be_a_positive_time(tmp_path):
     r = dcflow("run", write(tmp_path, SMALL), "--set", "stall=0s")
     assert r.returncode == 2
     assert r.stderr.startswith("error: stall: ") and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` and its children, from /proc."""
+    total = 0.0
+    for p in [pid, *_children(pid)]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except FileNotFoundError:
+        return []
+
+
+LONG = {
+    "packet": """
+[topology]
+kind = "star"
+hosts = 21
+[protocol]
+name = "tcp"
+[workload]
+pattern = "aggregation"
+flows = 20
+size = { dist = "fixed", value = "1GB" }
+""",
+    "fluid": """
+engine = "fluid"
+[topology]
+kind = "star"
+hosts = 21
+[protocol]
+name = "fair"
+[workload]
+pattern = "aggregation"
+flows = 3000000
+arrival = "poisson"
+rate = 300000
+size = { dist = "fixed", value = "1KB" }
+""",
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU time from /proc")
+@pytest.mark.parametrize("engine", ["packet", "fluid"])
+def test_ctrl_c_stops_a_run_with_exit_130_and_no_output(engine, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scenario = write(tmp_path, LONG[engine], "long.toml")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "dcflow", "run", str(scenario), "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ready when the simulation is under way: a second of CPU spent (reading
+    # the scenario and generating flows take far less for the packet run).
+    deadline = time.monotonic() + 120
+    while _cpu_seconds(proc.pid) < 1.0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "error: interrupted" and stdout == ""
+    assert not out.exists() and [p for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -19,6 +19,13 @@ impl ConfigError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
         ConfigError { key: key.into(), message: message.into() }
     }
+    /// A run stopped by the user (Ctrl-C; see [`crate::interrupt`]).
+    pub fn interrupted() -> ConfigError {
+        ConfigError::new(crate::interrupt::INTERRUPTED_KEY, "the run was interrupted")
+    }
+    pub fn is_interrupted(&self) -> bool {
+        self.key == crate::interrupt::INTERRUPTED_KEY
+    }
     /// Prefix the key with a parent path (`size.min` under `workload`).
     pub fn within(mut self, parent: &str) -> ConfigError {
         self.key = if self.key.is_empty() {

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod hold;
+pub mod interrupt;
 pub mod queue;
 pub mod rng;
 pub mod units;

@@ -164,8 +164,12 @@ impl Engine {
         }
         let mut touched: Vec<u32> = Vec::new();
         let mut progressed_at = Time::ZERO;
+        let mut poll = dcflow_core::interrupt::Poll::default();
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
+            if poll.interrupted() {
+                return self.end(RunStatus::Interrupted, self.now);
+            }
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);
             let next = [ready, self.events.peek_time(), self.completions.peek_time()].into_iter().flatten().min();
             let delivering = self.completions.peek_time().is_some();

@@ -19,7 +19,7 @@ pub mod sequencing;
 
 use dcflow_core::{ConfigError, Dur, LinkId, Time};
 use dcflow_net::{Routes, Topology};
-use dcflow_scenario::{FlowRecord, RunEnd, RunOutput, RunStats, Scenario, Summary};
+use dcflow_scenario::{FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use engine::{Engine, Event};
 use flows::{Flows, Phase};
 use model::FlowModel;
@@ -50,6 +50,9 @@ fn run_with(scenario: &Scenario, verify: bool) -> Result<(RunOutput, engine::Cou
         engine.events.push(Time::ZERO + m.interval, Event::Sample);
     }
     let end = engine.run(scenario.stop.map(|d| Time::ZERO + d), scenario.stall_interval());
+    if end.status == RunStatus::Interrupted {
+        return Err(ConfigError::interrupted());
+    }
     let counters = engine.counters;
     if std::env::var_os("DCFLOW_FLUID_STATS").is_some() {
         eprintln!("dcflow-fluid counters: {counters:?}");

@@ -108,6 +108,9 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     }
     let stop = scenario.stop.map(|d| Time::ZERO + d);
     let end = sim.run(stop, scenario.stall_interval());
+    if end.status == RunStatus::Interrupted {
+        return Err(ConfigError::interrupted());
+    }
     let sent: Vec<(f64, f64)> = measured
         .iter()
         .map(|&(l, _)| (sim.ports[l as usize].tx_bytes as f64 * 8.0, sim.topo.links[l as usize].rate.as_bps_f64()))

@@ -134,7 +134,11 @@ impl Sim {
     /// The guard costs one comparison per event: progress moves `stall_at`.
     pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         self.stall = stall;
+        let mut poll = dcflow_core::interrupt::Poll::default();
         while self.open_flows > 0 {
+            if poll.interrupted() {
+                return RunEnd { status: RunStatus::Interrupted, at: self.now };
+            }
             let Some((t, ev)) = self.events.pop() else {
                 // Nothing left that could progress: the guard would fire at
                 // `stall_at` (a flow is running: pending starts are events).

@@ -51,7 +51,13 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
             Engine::Packet => dcflow_packet::run(&s),
             Engine::Fluid => dcflow_fluid::run(&s),
         })
-        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        .map_err(|e| {
+            if e.is_interrupted() {
+                pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
+            } else {
+                ScenarioError::new_err(e.to_string())
+            }
+        })?;
     let result = PyDict::new(py);
     let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
     let json = py.import("json")?;
@@ -91,8 +97,17 @@ fn bench_event_queue(py: Python<'_>, pending: u32, steps: u64) -> f64 {
     py.detach(|| dcflow_core::hold::hold(pending, steps).events_per_s)
 }
 
+/// Whether the interpreter has a pending SIGINT (Ctrl-C): the engines call
+/// this through `dcflow_core::interrupt` while they run without the GIL.
+/// Running Python's handler raises KeyboardInterrupt here; `run` raises its
+/// own once the engine has stopped.
+fn sigint_pending() -> bool {
+    Python::attach(|py| py.check_signals().is_err())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    dcflow_core::interrupt::set_checker(sigint_pending);
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;

@@ -106,6 +106,9 @@ pub enum RunStatus {
     /// Flows were running but none progressed for the scenario's `stall`
     /// interval (see [`crate::Scenario::stall_interval`]).
     Stalled,
+    /// The user stopped the run (Ctrl-C): the engines return
+    /// `ConfigError::interrupted()` instead of an output.
+    Interrupted,
 }
 
 /// Where a run's measured interval ends: the last flow's outcome
