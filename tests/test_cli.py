@@ -391,3 +391,41 @@ def test_ctrl_c_stops_a_run_with_exit_130_and_no_output(engine, tmp_path):
     assert proc.returncode == 130, stderr
     assert stderr.strip() == "error: interrupted" and stdout == ""
     assert not out.exists() and [p for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """Run `dcflow ARGS` with stderr on a pseudo-terminal 100 columns wide."""
+    import fcntl
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "dcflow", *args], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.communicate(timeout=120)
+    os.close(master)
+    return proc.returncode, seen.decode(errors="replace")
+
+
+@pytest.mark.skipif(not Path("/dev/ptmx").exists(), reason="needs pseudo-terminals")
+def test_a_progress_bar_only_on_a_terminal_and_not_with_quiet(tmp_path):
+    scenario = write(tmp_path, LONG["packet"], "long.toml")
+    code, err = _stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s"])
+    assert code == 0 and "simulating" in err and "events/s" in err and "flow" in err
+    code, err = _stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s", "--quiet"])
+    assert code == 0 and "simulating" not in err
+    r = dcflow("run", scenario, "--set", "stop=60s")
+    assert r.returncode == 0 and "simulating" not in r.stderr

@@ -54,10 +54,12 @@ def cli() -> None:
               "timeseries.parquet (when monitored) and scenario.resolved.toml into DIR.")
 @_set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal).")
+def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool, quiet: bool) -> None:
     """Run SCENARIO (a TOML file) and print its summary."""
+    from dcflow import progress
     from dcflow.result import summary_to_json
-    from dcflow.run import run
+    from dcflow.run import run_scenario
 
     sc = _load(scenario, sets)
     if out is not None:
@@ -68,7 +70,12 @@ def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool
             check_output_dir(out)
         except FileExistsError as e:
             raise CliError(f"-o: {e}", EXIT_USAGE) from None
-    result = run(sc)
+    bar = progress.RunProgress() if progress.wanted(quiet) else None
+    try:
+        result = run_scenario(sc, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     if result.summary.get("status") == "stalled":
         click.echo(stall_warning(result), err=True)
     if out is not None:

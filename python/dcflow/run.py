@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dcflow import _core
 from dcflow.result import Result
 from dcflow.scenario import Scenario
 
-__all__ = ["run"]
+__all__ = ["run", "run_scenario"]
 
 
 def run(
@@ -32,6 +32,12 @@ def run(
     sc = Scenario.load(scenario)
     if overrides or kwargs:
         sc = sc.with_overrides(overrides or {}, **kwargs)
+    return run_scenario(sc)
+
+
+def run_scenario(sc: Scenario, progress: Callable[[float, int, int, int], None] | None = None) -> Result:
+    """Run `sc`; `progress(sim_time_s, flows_done, flows_total, events)` is
+    called every ~50 ms of a long run (e.g. :class:`dcflow.progress.RunProgress`)."""
     resolved_toml = sc.to_toml()  # validates before the (possibly long) run
-    raw = _core.run(sc.to_json())
+    raw = _core.run(sc.to_json(), progress)
     return Result.from_core(raw, resolved_toml)

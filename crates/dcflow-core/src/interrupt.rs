@@ -1,20 +1,34 @@
-//! Stopping a long run from outside (Ctrl-C), without a cost per event.
+//! Watching a long run from outside: progress, and stopping it (Ctrl-C),
+//! without a cost per event.
 //!
-//! The engines are plain Rust and never see a signal: a front end that can
-//! (the Python module, which holds the interpreter's SIGINT flag) installs a
-//! checker once, and each engine's loop asks a [`Poll`] every iteration. The
-//! poll counts iterations and looks at the clock once per 4096 of them, and
-//! calls the checker at most every 50 ms of wall time: a run notices an
+//! The engines are plain Rust and never see a signal or a terminal: a front
+//! end that can (the Python module, which holds the interpreter's SIGINT
+//! flag and draws the progress bar) installs a checker once, and each
+//! engine's loop asks a [`Poll`] every iteration. The poll counts iterations,
+//! looks at the clock once per 4096 of them, and calls the checker with the
+//! run's [`Progress`] at most every 50 ms of wall time: a run notices an
 //! interrupt within a fraction of a second at any speed.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-static CHECKER: OnceLock<fn() -> bool> = OnceLock::new();
+/// Where a run is, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub sim_time_s: f64,
+    /// Flows with an outcome (finished or terminated).
+    pub flows_done: u64,
+    pub flows_total: u64,
+    /// Engine loop iterations so far (events, for the packet engine).
+    pub events: u64,
+}
 
-/// Install the function that says whether the user asked to stop. The first
-/// call wins; without one, runs are never interrupted.
-pub fn set_checker(checker: fn() -> bool) {
+static CHECKER: OnceLock<fn(&Progress) -> bool> = OnceLock::new();
+
+/// Install the function that is shown the run's progress and says whether
+/// the user asked to stop. The first call wins; without one, runs are never
+/// interrupted.
+pub fn set_checker(checker: fn(&Progress) -> bool) {
     let _ = CHECKER.set(checker);
 }
 
@@ -23,11 +37,11 @@ pub const INTERRUPTED_KEY: &str = "interrupted";
 
 /// An engine loop's view of the checker.
 pub struct Poll {
-    iterations: u32,
+    iterations: u64,
     next_check: Instant,
 }
 
-const ITERATIONS_PER_CLOCK_READ: u32 = 4096;
+const ITERATIONS_PER_CLOCK_READ: u64 = 4096;
 const CHECK_EVERY: Duration = Duration::from_millis(50);
 
 impl Default for Poll {
@@ -37,10 +51,11 @@ impl Default for Poll {
 }
 
 impl Poll {
-    /// Whether the run must stop now. Call once per loop iteration.
+    /// Whether the run must stop now. Call once per loop iteration;
+    /// `progress` is evaluated only when the checker is called.
     #[inline]
-    pub fn interrupted(&mut self) -> bool {
-        self.iterations = self.iterations.wrapping_add(1);
+    pub fn interrupted(&mut self, progress: impl FnOnce() -> Progress) -> bool {
+        self.iterations += 1;
         if self.iterations % ITERATIONS_PER_CLOCK_READ != 0 {
             return false;
         }
@@ -50,7 +65,7 @@ impl Poll {
             return false;
         }
         self.next_check = now + CHECK_EVERY;
-        check()
+        check(&Progress { events: self.iterations, ..progress() })
     }
 }
 
@@ -61,6 +76,7 @@ mod tests {
     #[test]
     fn without_a_checker_nothing_interrupts() {
         let mut p = Poll::default();
-        assert!((0..100_000).all(|_| !p.interrupted()));
+        let progress = || Progress { sim_time_s: 0.0, flows_done: 0, flows_total: 1, events: 0 };
+        assert!((0..100_000).all(|_| !p.interrupted(progress)));
     }
 }

@@ -167,7 +167,16 @@ impl Engine {
         let mut poll = dcflow_core::interrupt::Poll::default();
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
-            if poll.interrupted() {
+            let total = self.ready_order.len();
+            let waiting = total - self.next_ready + self.active as usize;
+            let now = self.now;
+            let progress = || dcflow_core::interrupt::Progress {
+                sim_time_s: now.as_secs_f64(),
+                flows_done: (total - waiting) as u64,
+                flows_total: total as u64,
+                events: 0,
+            };
+            if poll.interrupted(progress) {
                 return self.end(RunStatus::Interrupted, self.now);
             }
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);

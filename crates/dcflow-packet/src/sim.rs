@@ -136,7 +136,14 @@ impl Sim {
         self.stall = stall;
         let mut poll = dcflow_core::interrupt::Poll::default();
         while self.open_flows > 0 {
-            if poll.interrupted() {
+            let (now, open, total) = (self.now, self.open_flows, self.flows.len());
+            let progress = || dcflow_core::interrupt::Progress {
+                sim_time_s: now.as_secs_f64(),
+                flows_done: (total - open) as u64,
+                flows_total: total as u64,
+                events: 0,
+            };
+            if poll.interrupted(progress) {
                 return RunEnd { status: RunStatus::Interrupted, at: self.now };
             }
             let Some((t, ev)) = self.events.pop() else {

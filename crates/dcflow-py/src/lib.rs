@@ -11,7 +11,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run: one line naming the key.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run: one line naming the key."
+);
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
     Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))
@@ -38,26 +43,32 @@ fn to_toml(scenario_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn topo(scenario_json: &str) -> PyResult<String> {
     let s = parse(scenario_json)?;
-    let t = s.build_topology().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let t = s
+        .build_topology()
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(t.describe())
 }
 
 /// Run the scenario; returns {"summary": dict, "flows": columns, "timeseries": columns | None}.
+/// `progress(sim_time_s, flows_done, flows_total, events)` is called every
+/// ~50 ms of a long run.
 #[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (scenario_json, progress=None))]
+fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Py<PyDict>> {
     let s = parse(scenario_json)?;
-    let out: RunOutput = py
-        .detach(|| match s.engine {
-            Engine::Packet => dcflow_packet::run(&s),
-            Engine::Fluid => dcflow_fluid::run(&s),
-        })
-        .map_err(|e| {
-            if e.is_interrupted() {
-                pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
-            } else {
-                ScenarioError::new_err(e.to_string())
-            }
-        })?;
+    PROGRESS.with_borrow_mut(|cb| *cb = progress);
+    let out = py.detach(|| match s.engine {
+        Engine::Packet => dcflow_packet::run(&s),
+        Engine::Fluid => dcflow_fluid::run(&s),
+    });
+    PROGRESS.with_borrow_mut(|cb| *cb = None);
+    let out: RunOutput = out.map_err(|e| {
+        if e.is_interrupted() {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
+        } else {
+            ScenarioError::new_err(e.to_string())
+        }
+    })?;
     let result = PyDict::new(py);
     let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
     let json = py.import("json")?;
@@ -81,13 +92,34 @@ macro_rules! columns {
 
 fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRecord]) -> PyResult<Bound<'py, PyDict>> {
     Ok(columns!(
-        py, rows, id, src, dst, size_bytes, start_s, deadline_s, finish_s, fct_s, ideal_fct_s, slowdown,
-        met_deadline, terminated, bytes_delivered
+        py,
+        rows,
+        id,
+        src,
+        dst,
+        size_bytes,
+        start_s,
+        deadline_s,
+        finish_s,
+        fct_s,
+        ideal_fct_s,
+        slowdown,
+        met_deadline,
+        terminated,
+        bytes_delivered
     ))
 }
 
 fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {
-    Ok(columns!(py, rows, time_s, series, name, throughput_bps, queue_bytes))
+    Ok(columns!(
+        py,
+        rows,
+        time_s,
+        series,
+        name,
+        throughput_bps,
+        queue_bytes
+    ))
 }
 
 /// Events per second of the event queue alone (the hold benchmark): the
@@ -97,17 +129,30 @@ fn bench_event_queue(py: Python<'_>, pending: u32, steps: u64) -> f64 {
     py.detach(|| dcflow_core::hold::hold(pending, steps).events_per_s)
 }
 
-/// Whether the interpreter has a pending SIGINT (Ctrl-C): the engines call
-/// this through `dcflow_core::interrupt` while they run without the GIL.
-/// Running Python's handler raises KeyboardInterrupt here; `run` raises its
-/// own once the engine has stopped.
-fn sigint_pending() -> bool {
-    Python::attach(|py| py.check_signals().is_err())
+thread_local! {
+    /// The running `run` call's progress callback, if it was given one.
+    static PROGRESS: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What the engines call through `dcflow_core::interrupt` (every ~50 ms of
+/// a run, without the GIL): show the progress to the callback, and say
+/// whether the interpreter has a pending SIGINT (Ctrl-C). Running Python's
+/// handler raises KeyboardInterrupt here; `run` raises its own once the
+/// engine has stopped. A failing callback is not the run's business.
+fn watch(p: &dcflow_core::interrupt::Progress) -> bool {
+    Python::attach(|py| {
+        PROGRESS.with_borrow(|cb| {
+            if let Some(cb) = cb {
+                let _ = cb.call1(py, (p.sim_time_s, p.flows_done, p.flows_total, p.events));
+            }
+        });
+        py.check_signals().is_err()
+    })
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    dcflow_core::interrupt::set_checker(sigint_pending);
+    dcflow_core::interrupt::set_checker(watch);
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
