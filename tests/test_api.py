@@ -242,3 +242,12 @@ def test_save_refuses_foreign_directory(small, tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(FileExistsError):
         dcflow.run(small).save(tmp_path / "afile")
+
+
+def test_flows_and_summary_go_to_pandas(small):
+    """Researchers reach for pandas: `make demo` installs it, and the flows
+    table converts with its column names and one row a flow."""
+    res = dcflow.run(small)
+    df = res.flows.to_pandas()
+    assert list(df.columns) == res.flows.column_names
+    assert len(df) == res.summary["flows_total"] and df["fct_s"].notna().sum() == res.summary["flows_completed"]
