@@ -59,8 +59,9 @@ def test_outputs_follow_the_contract(tmp_path):
     assert pts.column("protocol.name").to_pylist() == ["tcp"] * 4 + ["rcp"] * 4
     assert pts.column("workload.flows").to_pylist() == [2, 2, 6, 6] * 2
     assert pts.column("seed").to_pylist() == [1, 2] * 4
-    for key in dcflow.result.SUMMARY_KEYS + ("status", "error"):
+    for key in dcflow.result.SUMMARY_KEYS + ("retransmits", "timeouts", "packet_hops", "status", "error"):
         assert key in pts.column_names, key
+    assert min(pts.column("packet_hops").to_pylist()) > 0
     assert set(pts.column("status").to_pylist()) == {"ok"}
     assert pts.column("error").null_count == 8
     # the summary's status and measured links (joined into one string)

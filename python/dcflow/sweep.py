@@ -51,7 +51,7 @@ from dcflow.scenario import Scenario, ScenarioError
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
-POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts", "utilization_links", "status")
+POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts", "packet_hops", "utilization_links", "status")
 
 #: Summary keys whose column in points.parquet has another name: the summary's
 #: ``status`` (how the run ended) beside the point's own ``status`` (ok | error).
