@@ -187,12 +187,15 @@ trait Quantity: Sized {
     const EXPECTED: &'static str;
     /// (suffix, multiplier) pairs; longest suffixes first so "ms" wins over "s".
     const UNITS: &'static [(&'static str, f64)];
+    /// What a value with a fraction of the smallest unit is refused as.
+    const WHOLE: &'static str;
     fn from_base(v: u64) -> Self;
     fn base(&self) -> u64;
 }
 
 impl Quantity for Dur {
     const EXPECTED: &'static str = "a time like \"25us\" (units s, ms, us, ns, ps)";
+    const WHOLE: &'static str = "a whole number of picoseconds";
     const UNITS: &'static [(&'static str, f64)] = &[
         ("ms", 1e9),
         ("us", 1e6),
@@ -211,6 +214,7 @@ impl Quantity for Dur {
 impl Quantity for Bytes {
     const EXPECTED: &'static str =
         "a size like \"1500B\" or \"2KB\" (units B, KB, MB, GB, KiB, MiB, GiB)";
+    const WHOLE: &'static str = "a whole number of bytes (\"1.5KB\" is 1500B; a byte has no fraction)";
     const UNITS: &'static [(&'static str, f64)] = &[
         ("KiB", 1024.0),
         ("MiB", 1048576.0),
@@ -230,6 +234,7 @@ impl Quantity for Bytes {
 
 impl Quantity for Rate {
     const EXPECTED: &'static str = "a rate like \"10Gbps\" (units bps, Kbps, Mbps, Gbps)";
+    const WHOLE: &'static str = "a whole number of bits per second";
     const UNITS: &'static [(&'static str, f64)] =
         &[("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("bps", 1.0)];
     fn from_base(v: u64) -> Self {
@@ -259,9 +264,16 @@ fn parse_quantity<Q: Quantity>(s: &str) -> Result<Q, UnitError> {
     if !v.is_finite() || v < 0.0 {
         return Err(err());
     }
-    let base = (v * mult).round();
+    let exact = v * mult;
+    let base = exact.round();
     if base > u64::MAX as f64 {
         return Err(err());
+    }
+    // Rounding a fraction of the smallest unit away ("1.5B" becoming 2 B)
+    // would change the scenario without a word; float noise ("0.1us") is not
+    // a fraction.
+    if (exact - base).abs() > 1e-9 * base.max(1.0) {
+        return Err(UnitError { found: s.to_string(), expected: Q::WHOLE });
     }
     Ok(Q::from_base(base as u64))
 }
@@ -321,6 +333,16 @@ quantity_traits!(Rate);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fraction_of_the_smallest_unit_is_refused_not_rounded() {
+        let e = "1.5B".parse::<Bytes>().unwrap_err();
+        assert!(e.to_string().contains("whole number of bytes"), "{e}");
+        assert_eq!("1.5KB".parse::<Bytes>().unwrap(), Bytes(1500));
+        assert!("0.5ps".parse::<Dur>().is_err());
+        assert_eq!("0.1us".parse::<Dur>().unwrap(), Dur::ns(100), "float noise is not a fraction");
+        assert_eq!("38.9Gbps".parse::<Rate>().unwrap(), Rate(38_900_000_000));
+    }
 
     #[test]
     fn parses_every_unit() {
