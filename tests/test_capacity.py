@@ -78,3 +78,12 @@ def test_null_metric_is_an_error(tmp_path):
     path = write(tmp_path, FAIR.replace('deadline = { dist = "fixed", value = "10ms" }', ""))
     r = run_cli("capacity", path, "--hi", "8", "--seeds", "1")
     assert r.returncode == 2 and "no deadline flows" in r.stderr
+
+
+def test_the_header_and_the_verdict_compare_the_same_way(tmp_path):
+    """A lower-is-better metric (fct_*) is searched with <= in both lines."""
+    path = write(tmp_path, FAIR)
+    out = run_cli("capacity", path, "--metric", "fct_p99_s", "--target", "0.01", "--hi", "8", "--seeds", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "fct_p99_s <= 0.01" in lines[0] and "fct_p99_s <= 0.01" in lines[-1], out.stdout

@@ -72,16 +72,17 @@ def add_commands(group: click.Group) -> None:
         """The largest PARAM value at which METRIC (over seeds) stays >= TARGET, by bisection."""
         import json
 
-        from dcflow.capacity import capacity
+        from dcflow.capacity import capacity, default_direction
 
         sc = _load(scenario, sets)
+        direction = direction or default_direction(metric)
         integer = lo.is_integer() and hi.is_integer() and param.endswith("flows")
         echo = (lambda p: None) if as_json else (
             lambda p: click.echo(f"  {param} = {int(p.value) if integer else p.value:<10g} {metric} = "
                                  f"{p.metric:.4f}  {'pass' if p.ok else 'FAIL'}"))
         if not as_json:
             click.echo(f"capacity: largest {param} in [{lo:g}, {hi:g}] with {agg} {metric} "
-                       f"{'<=' if (direction or '') == 'le' else '>='} {target} over {seeds} seeds")
+                       f"{'<=' if direction == 'le' else '>='} {target} over {seeds} seeds")
         try:
             r = capacity(sc, param, int(lo) if integer else lo, int(hi) if integer else hi, target,
                          seeds, metric, agg=agg, direction=direction, integer=integer, tol=tol,
