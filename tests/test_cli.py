@@ -1,4 +1,4 @@
-"""The `dcflow` command line: outputs and error behaviour (DESIGN.md "Outputs")."""
+"""The `dcflow` command line: outputs and error behaviour (docs/outputs.md)."""
 
 from __future__ import annotations
 

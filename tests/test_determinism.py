@@ -1,4 +1,4 @@
-"""Same scenario + same seed => bit-identical outputs (DESIGN.md, Determinism)."""
+"""Same scenario + same seed => bit-identical outputs (docs/architecture.md rule 5)."""
 
 from __future__ import annotations
 

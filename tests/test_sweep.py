@@ -1,4 +1,4 @@
-"""Sweeps (DESIGN.md "Experiments"): outputs, executors, crash safety, failures."""
+"""Sweeps (the README's sweeps section): outputs, executors, crash safety, failures."""
 
 from __future__ import annotations
 

@@ -191,7 +191,7 @@ def _fmt_seconds(v: float) -> str:
 
 
 def format_summary(summary: dict[str, Any], title: str | None = None) -> str:
-    """A readable two-column table of the summary (DESIGN.md key order)."""
+    """A readable two-column table of the summary (docs/outputs.md key order)."""
     from dcflow.result import SUMMARY_KEYS
 
     keys = [k for k in SUMMARY_KEYS if k in summary] + sorted(k for k in summary if k not in SUMMARY_KEYS)

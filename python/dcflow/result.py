@@ -24,7 +24,7 @@ __all__ = [
     "jsonable_summary",
 ]
 
-#: DESIGN.md "Outputs": summary keys, in order.
+#: docs/outputs.md: summary keys, in order.
 SUMMARY_KEYS: tuple[str, ...] = (
     "flows_total",
     "flows_completed",
@@ -47,7 +47,7 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "utilization",
 )
 
-#: DESIGN.md "Outputs": the flows table.
+#: docs/outputs.md: the flows table.
 FLOWS_SCHEMA = pa.schema(
     [
         pa.field("id", pa.int64()),
@@ -109,7 +109,7 @@ def summary_to_json(summary: Mapping[str, Any], indent: int | None = 2) -> str:
 class Result:
     """The outcome of one run.
 
-    * ``summary``: dict with DESIGN.md's summary keys;
+    * ``summary``: dict with the summary keys of docs/outputs.md;
     * ``flows``: :class:`pyarrow.Table` with :data:`FLOWS_SCHEMA`;
     * ``timeseries``: :class:`pyarrow.Table` with :data:`TIMESERIES_SCHEMA`, or
       None when the scenario has no ``[monitor]``;

@@ -1,7 +1,7 @@
 """The scenario model: a declarative, JSON-shaped description of one run.
 
 A :class:`Scenario` is a thin wrapper around a plain dict with the shape of the
-scenario file (see DESIGN.md, "Scenario file"). Validation and defaults live in
+scenario file (see the README's scenario reference ("Scenario file"). Validation and defaults live in
 Rust (``dcflow._core.resolve``); this module only loads, copies and overrides.
 """
 

@@ -1,4 +1,4 @@
-"""Sweeps: a base scenario x a grid of overrides x seeds (DESIGN.md "Experiments").
+"""Sweeps: a base scenario x a grid of overrides x seeds (the README's sweeps section).
 
     sw = dcflow.Sweep(base, {"protocol.name": ["tcp", "rcp"], "workload.flows": [4, 8]}, seeds=3)
     res = sw.run("out", executor="local", workers=2)       # or executor="dask"

@@ -1,6 +1,6 @@
 //! The one error type every configuration check returns.
 //!
-//! DESIGN.md's contract: bad input gives one line naming the key and the
+//! The contract (docs/architecture.md rule 7): bad input gives one line naming the key and the
 //! allowed values. Every crate that validates a part of the scenario returns a
 //! `ConfigError` whose `key` is the dotted path from the scenario root
 //! (`topology.hosts`, `flows[3].src`), so the CLI can print `key: message`.

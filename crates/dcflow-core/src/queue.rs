@@ -1,4 +1,4 @@
-//! The event queue (DESIGN.md §Architecture, rule 2).
+//! The event queue (docs/architecture.md rule 2).
 //!
 //! Small `Copy` events keyed by `(time, sequence)`. The sequence number is the
 //! insertion order, so events at the same picosecond pop in the order they were

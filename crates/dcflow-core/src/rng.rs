@@ -1,4 +1,4 @@
-//! Seeded random streams (DESIGN.md §Architecture, rule 5).
+//! Seeded random streams (docs/architecture.md rule 5).
 //!
 //! Every random draw in dcflow comes from a stream derived from the scenario seed
 //! and a fixed component id, so adding a random draw to one component never

@@ -1,4 +1,4 @@
-//! Units in types (DESIGN.md §Architecture, rule 4).
+//! Units in types (docs/architecture.md rule 4).
 //!
 //! Simulated time is an integer number of picoseconds so that every engine is
 //! exact and deterministic: a 1500-byte packet on a 1 Gbps link takes exactly

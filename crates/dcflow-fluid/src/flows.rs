@@ -67,7 +67,7 @@ impl Flows {
         let (mut work, mut ready_at, mut delivery_delay) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         let mut rtts = Vec::with_capacity(n);
         for spec in &specs {
-            // Per-flow ECMP hash, salted by the seed: the packet engine's (DESIGN.md rule 5).
+            // Per-flow ECMP hash, salted by the seed: the packet engine's (docs/architecture.md rule 5).
             let hash = mix64(seed ^ mix64(spec.id as u64));
             let fwd = routes.path(spec.src, spec.dst, hash);
             let rev = routes.path(spec.dst, spec.src, hash);
@@ -163,7 +163,7 @@ impl Flows {
     }
 
     /// The flow alone on its path in the fluid model: size / bottleneck rate
-    /// (DESIGN.md "fluid: size / bottleneck rate").
+    /// (docs/outputs.md: "size / bottleneck rate").
     pub fn ideal_fct(&self, f: u32) -> f64 {
         self.specs[f as usize].size.0 as f64 * 8.0 / self.bottleneck[f as usize]
     }

@@ -1,4 +1,4 @@
-//! The `[topology]` section of a scenario (DESIGN.md, "Scenario file (contract)").
+//! The `[topology]` section of a scenario (the README's scenario reference).
 //!
 //! Common keys (rates, delays, buffer, MTU, routing, queue discipline) are plain
 //! fields with defaults. Keys that only make sense for one topology kind or one

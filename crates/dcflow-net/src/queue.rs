@@ -2,7 +2,7 @@
 //!
 //! A queue holds small `Copy` entries that point into the engine's packet arena;
 //! it never sees packet contents. The disciplines are a closed enum so the
-//! engine's per-packet path is a match, not a virtual call (DESIGN.md rule 3).
+//! engine's per-packet path is a match, not a virtual call (docs/architecture.md rule 3).
 
 use dcflow_core::Bytes;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The built network: nodes, directed links, names, and per-port queues.
 //!
-//! Hosts are nodes `0..hosts` in the order the topology defines (DESIGN.md
+//! Hosts are nodes `0..hosts` in the order the topology defines (docs/architecture.md
 //! contract), switches follow. Every physical link is two directed links with
 //! adjacent ids, `2i` (a->b) and `2i+1` (b->a), so [`Topology::reverse`] is a
 //! bit flip. Links are named `"from->to"` after their end nodes, which is what

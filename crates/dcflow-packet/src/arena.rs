@@ -1,5 +1,5 @@
 //! Packets live in one arena and travel through queues and events by index
-//! (DESIGN.md rule 2): an event is a few bytes, a queue entry is a few bytes,
+//! (docs/architecture.md rule 2): an event is a few bytes, a queue entry is a few bytes,
 //! and a packet is written once and read in place.
 
 use dcflow_proto::Packet;

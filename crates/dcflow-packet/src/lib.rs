@@ -48,7 +48,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
             if multi.len() < 2 {
                 multi.clear();
             }
-            // Per-flow ECMP hash, salted by the seed (DESIGN.md rule 5).
+            // Per-flow ECMP hash, salted by the seed (docs/architecture.md rule 5).
             let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
             let fwd = if multi.is_empty() { routes.path(spec.src, spec.dst, hash) } else { multi[0].clone() };
             let rev = if scenario.protocol.symmetric_paths() {

@@ -1,4 +1,4 @@
-//! The packet-level discrete-event loop (DESIGN.md rule 2).
+//! The packet-level discrete-event loop (docs/architecture.md rule 2).
 //!
 //! The engine owns time. It moves packets hop by hop over directed links with
 //! store-and-forward switches: a packet entering an output port first passes
@@ -17,7 +17,7 @@ use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, 
 use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
 
-/// Everything that can happen; small and `Copy` (DESIGN.md rule 2).
+/// Everything that can happen; small and `Copy` (docs/architecture.md rule 2).
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     FlowStart(FlowId),

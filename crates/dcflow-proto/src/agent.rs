@@ -20,7 +20,7 @@ pub struct PortView {
     pub tx_bytes: u64,
 }
 
-/// The closed set of switch agents (DESIGN.md rule 3).
+/// The closed set of switch agents (docs/architecture.md rule 3).
 pub enum PortAgent {
     /// Plain forwarding (TCP, DCTCP, pFabric: their logic is in the queue).
     Forward,

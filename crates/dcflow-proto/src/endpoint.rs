@@ -1,4 +1,4 @@
-//! The sans-IO endpoint contract (DESIGN.md §Architecture, rule 1).
+//! The sans-IO endpoint contract (docs/architecture.md rule 1).
 //!
 //! An endpoint never reads a clock and never touches an event queue: `now` is
 //! always an argument. Inputs are `handle_*`, outputs are `poll_*`. The engine
@@ -44,7 +44,7 @@ impl FlowInfo {
 /// Something an endpoint reports to the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowEvent {
-    /// Receiver: it now holds every byte of the flow (DESIGN.md: `finish_s`).
+    /// Receiver: it now holds every byte of the flow (docs/outputs.md: `finish_s`).
     Delivered,
     /// Sender: every byte is acknowledged and teardown is done; it has nothing
     /// more to send and no timer to arm.

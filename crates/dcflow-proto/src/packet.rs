@@ -2,7 +2,7 @@
 //!
 //! The engine keeps packets in an arena and moves indices; endpoints and switch
 //! agents see `&Packet` / `&mut Packet`. Protocol-specific scheduling headers are
-//! the `Sched` enum (the "Repr" of DESIGN.md): a closed set, no allocation.
+//! the `Sched` enum (the "Repr" of the first brief): a closed set, no allocation.
 
 use dcflow_core::{FlowId, Time};
 

@@ -1,4 +1,4 @@
-//! The closed set of transports (DESIGN.md rule 3): the `[protocol]` section of
+//! The closed set of transports (docs/architecture.md rule 3): the `[protocol]` section of
 //! a scenario, the sender each protocol puts on a host, and the agent it puts
 //! on each switch port. Adding a protocol = one module + one variant here.
 

@@ -1,8 +1,8 @@
-//! `dcflow._core`: the only crate that depends on pyo3 (DESIGN.md).
+//! `dcflow._core`: the only crate that depends on pyo3 (docs/architecture.md).
 //!
 //! Python hands over a scenario as JSON and gets back plain columns; Rust runs
 //! the whole simulation with the GIL released and is never called back per
-//! event (DESIGN.md rule 6). pyarrow tables are built on the Python side from
+//! event (docs/architecture.md rule 6). pyarrow tables are built on the Python side from
 //! these columns, which keeps arrow-rs (a large build) out of the extension.
 
 use dcflow_scenario::{Engine, FlowRecord, RunOutput, Scenario, SeriesRow};

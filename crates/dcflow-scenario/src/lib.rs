@@ -1,4 +1,4 @@
-//! The scenario file (DESIGN.md "Scenario file (contract)"): one struct tree
+//! The scenario file (the README's scenario reference): one struct tree
 //! that both engines read, parsed from JSON (the Python front converts TOML
 //! and dicts to JSON) or TOML, with every error naming its key.
 //!
@@ -54,7 +54,7 @@ pub struct FaultsConfig {
     /// Probability that a packet is dropped on each faulty link (0 <= loss < 1).
     pub loss: f64,
     /// Links that lose packets. Empty = the monitored links, or the bottleneck
-    /// when nothing is monitored (DESIGN.md).
+    /// when nothing is monitored (docs/outputs.md).
     pub links: Vec<String>,
     /// Which directions of each faulty link lose packets (default both).
     pub direction: LossDirection,

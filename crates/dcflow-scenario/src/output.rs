@@ -1,4 +1,4 @@
-//! What a run produces (DESIGN.md "Outputs (contract)"): per-flow records, the
+//! What a run produces (docs/outputs.md): per-flow records, the
 //! summary, and monitored time series. Shared by both engines so that the
 //! summary means the same thing whichever engine produced the flows.
 
@@ -156,10 +156,10 @@ pub struct RunStats {
     pub packet_hops: u64,
 }
 
-/// DESIGN.md's summary keys, in its order.
+/// the summary keys of docs/outputs.md, in its order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
-    /// Beyond DESIGN.md's list: "completed", "stopped" or "stalled" ([`RunStatus`]).
+    /// Beyond the first brief's list (docs/outputs.md): "completed", "stopped" or "stalled" ([`RunStatus`]).
     pub status: RunStatus,
     pub flows_total: u64,
     pub flows_completed: u64,
@@ -183,9 +183,9 @@ pub struct Summary {
     pub packets_sent: u64,
     pub packets_dropped: u64,
     pub utilization: f64,
-    /// Beyond DESIGN.md's list: the links `utilization` measures.
+    /// Beyond the first brief's list (docs/outputs.md): the links `utilization` measures.
     pub utilization_links: Vec<String>,
-    /// Beyond DESIGN.md's list: packets the senders sent again, and the
+    /// Beyond the first brief's list (docs/outputs.md): packets the senders sent again, and the
     /// retransmission timeouts they took (the incast signature).
     pub retransmits: u64,
     pub timeouts: u64,

@@ -1,4 +1,4 @@
-//! Every bad input names its key (DESIGN.md: "an unknown key, a wrong unit or an
+//! Every bad input names its key (docs/architecture.md rule 7: "an unknown key, a wrong unit or an
 //! impossible value is an error that names the key and the allowed values").
 
 use super::*;

@@ -1,5 +1,5 @@
 //! The `[workload]` section and the top-level `[[flows]]` list of a scenario
-//! (DESIGN.md, "Scenario file (contract)"), and their validation.
+//! (the README's scenario reference), and their validation.
 //!
 //! Every key has a default. Keys that only make sense for one pattern,
 //! arrival process or distribution are optional here and filled in by

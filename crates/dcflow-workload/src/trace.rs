@@ -1,5 +1,5 @@
 //! CSV flow traces: `id,src,dst,size_bytes,start_s,deadline_s`, the same
-//! columns (and units) as the `flows` output table of DESIGN.md, so a run's
+//! columns (and units) as the `flows` output table (docs/outputs.md), so a run's
 //! flows can be replayed. `deadline_s` is relative to the start and may be
 //! empty. A header line starting with `id` and `#` comments are skipped. Ids
 //! must be unique; flows are renumbered densely in start order when generated.

@@ -104,7 +104,7 @@ fn mld(alpha: f64, d: f64) -> f64 {
     }
 }
 
-/// Congestion-control choice: a closed enum (DESIGN.md rule 3). A variant
+/// Congestion-control choice: a closed enum (docs/architecture.md rule 3). A variant
 /// needs only `on_ack` (state), `increase` and `ssthresh_after`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cc {

@@ -3,7 +3,7 @@
 //! and the deadline-aware DCTCPs of the LPD paper (papers/004): D2TCP
 //! (penalty p = alpha^d) and LPD (penalty f proportional to alpha).
 //!
-//! Sans-IO (DESIGN.md §Architecture rule 1): the sender never reads a clock,
+//! Sans-IO (docs/architecture.md rule 1): the sender never reads a clock,
 //! `now` is an argument. It pairs with the shared [`Receiver`](crate::Receiver),
 //! which ACKs every data packet with the cumulative ack in `seq`, echoes CE as
 //! `ecn_echo` and echoes `sent_at` / `retransmit` (RTT samples, Karn's rule).

@@ -1,4 +1,4 @@
-//! Two-endpoint harness (DESIGN.md §Testing, place 2): any sender [`Endpoint`]
+//! Two-endpoint harness (docs/architecture.md, Testing, place 2): any sender [`Endpoint`]
 //! and the shared [`Receiver`] over one bottleneck, driven by a tiny
 //! deterministic discrete-event loop exactly as an engine would drive them.
 //!
