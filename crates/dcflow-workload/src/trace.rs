@@ -1,8 +1,13 @@
-//! CSV flow traces: `id,src,dst,size_bytes,start_s,deadline_s`, the same
-//! columns (and units) as the `flows` output table (docs/outputs.md), so a run's
-//! flows can be replayed. `deadline_s` is relative to the start and may be
-//! empty. A header line starting with `id` and `#` comments are skipped. Ids
-//! must be unique; flows are renumbered densely in start order when generated.
+//! CSV flow traces, read by column name with standard CSV quoting (the `csv`
+//! crate), with the columns and meanings of the `flows` output table
+//! (docs/outputs.md): `src, dst, size_bytes, start_s` required, `id` and
+//! `deadline_s` optional. `deadline_s` is absolute (seconds from 0) and may
+//! be empty, as in `flows.parquet`, so a run's flows table (or its CSV
+//! export, e.g. `pyarrow.csv.write_csv`) replays to the same flows; its other
+//! columns (`finish_s`, `fct_s`, ...) are accepted and not read. A file
+//! without a header has the columns `id,src,dst,size_bytes,start_s,deadline_s`
+//! in that order. `#` lines are comments. Ids must be unique; flows are
+//! renumbered densely in start order when generated.
 
 use crate::config::ExplicitFlow;
 use crate::generate::FlowSpec;
@@ -11,94 +16,123 @@ use std::collections::HashSet;
 use std::path::Path;
 
 const HEADER: &str = "id,src,dst,size_bytes,start_s,deadline_s";
+/// The columns a trace is read from.
+const READ: [&str; 6] = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s"];
+/// The flows table's other columns: a replayed output, not read.
+const OUTPUT_ONLY: [&str; 7] =
+    ["finish_s", "fct_s", "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"];
+const REQUIRED: [&str; 4] = ["src", "dst", "size_bytes", "start_s"];
 
 /// Reads a trace file. The error key is `workload.trace`; the message names
 /// the file and line.
 pub fn read_trace(path: &Path) -> Result<Vec<ExplicitFlow>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigError::new(
-            "workload.trace",
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    parse_trace(&text)
-        .map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::new("workload.trace", format!("cannot read {}: {e}", path.display())))?;
+    parse_trace(&text).map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
+}
+
+/// Where each column read sits in a row.
+struct Columns([Option<usize>; 6]);
+
+impl Columns {
+    /// From a header row, by name; `None` when the first row is data.
+    fn from_header(row: &csv::StringRecord) -> Result<Option<Columns>, String> {
+        if row.get(0).is_some_and(|f| f.trim().parse::<f64>().is_ok()) {
+            return Ok(None);
+        }
+        let mut at = [None; 6];
+        for (i, name) in row.iter().map(str::trim).enumerate() {
+            match READ.iter().position(|&c| c == name) {
+                Some(c) if at[c].is_some() => return Err(format!("line 1: column {name} appears twice")),
+                Some(c) => at[c] = Some(i),
+                None if OUTPUT_ONLY.contains(&name) => {}
+                None => {
+                    return Err(format!(
+                        "line 1: unknown column {name:?}; a trace has {} (and may carry the flows table's {})",
+                        READ.join(", "),
+                        OUTPUT_ONLY.join(", ")
+                    ))
+                }
+            }
+        }
+        if let Some(missing) = REQUIRED.iter().find(|c| at[READ.iter().position(|r| r == *c).unwrap()].is_none()) {
+            return Err(format!("line 1: no {missing} column (required: {})", REQUIRED.join(", ")));
+        }
+        Ok(Some(Columns(at)))
+    }
+
+    fn positional() -> Columns {
+        Columns([Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)])
+    }
 }
 
 /// Parses trace text; the error names the line.
 pub fn parse_trace(text: &str) -> Result<Vec<ExplicitFlow>, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .comment(Some(b'#'))
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
     let mut flows = Vec::new();
     let mut ids = HashSet::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || (n == 0 && line.starts_with("id")) {
-            continue;
+    let mut columns: Option<Columns> = None;
+    let mut headerless = false;
+    for (n, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| format!("not CSV: {e}"))?;
+        let line = row.position().map_or(n as u64 + 1, |p| p.line());
+        let at = |m: String| format!("line {line}: {m}");
+        if columns.is_none() {
+            match Columns::from_header(&row)? {
+                Some(c) => {
+                    columns = Some(c);
+                    continue;
+                }
+                None => {
+                    columns = Some(Columns::positional());
+                    headerless = true;
+                }
+            }
         }
-        let at = |m: String| format!("line {}: {m}", n + 1);
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 6 {
-            return Err(at(format!(
-                "expected 6 columns ({HEADER}), got {}",
-                f.len()
-            )));
+        let cols = columns.as_ref().expect("set above");
+        let field = |c: usize| cols.0[c].and_then(|i| row.get(i)).unwrap_or("");
+        if headerless && row.len() != 6 {
+            return Err(at(format!("expected 6 columns ({HEADER}) without a header, got {}", row.len())));
         }
-        let int = |i: usize| {
-            f[i].parse::<u64>().map_err(|_| {
-                at(format!(
-                    "{} = {:?} is not a non-negative integer",
-                    col(i),
-                    f[i]
-                ))
-            })
+        let int = |c: usize| {
+            field(c).parse::<u64>().map_err(|_| at(format!("{} = {:?} is not a non-negative integer", READ[c], field(c))))
         };
-        let host = |i: usize| {
-            int(i).and_then(|v| {
-                u32::try_from(v).map_err(|_| at(format!("{} = {v} is too large", col(i))))
-            })
-        };
-        let secs = |i: usize| match f[i].parse::<f64>() {
+        let host = |c: usize| int(c).and_then(|v| u32::try_from(v).map_err(|_| at(format!("{} = {v} is too large", READ[c]))));
+        let secs = |c: usize| match field(c).parse::<f64>() {
             Ok(s) if s.is_finite() && s >= 0.0 => Ok(Dur::from_secs_f64(s)),
-            _ => Err(at(format!(
-                "{} = {:?} is not a non-negative number of seconds",
-                col(i),
-                f[i]
-            ))),
+            _ => Err(at(format!("{} = {:?} is not a non-negative number of seconds", READ[c], field(c)))),
         };
-        if !ids.insert(int(0)?) {
-            return Err(at(format!("id {} appears twice", f[0])));
+        if cols.0[0].is_some() && !ids.insert(int(0)?) {
+            return Err(at(format!("id {} appears twice", field(0))));
         }
-        flows.push(ExplicitFlow {
-            src: host(1)?,
-            dst: host(2)?,
-            size: Bytes(int(3)?),
-            start: secs(4)?,
-            deadline: if f[5].is_empty() {
-                None
-            } else {
-                Some(secs(5)?)
-            },
-        });
+        let start = secs(4)?;
+        let deadline = match field(5) {
+            "" => None,
+            _ => {
+                let d = secs(5)?;
+                if d <= start {
+                    return Err(at(format!("deadline_s = {} is not after start_s = {} (deadline_s is absolute)", field(5), field(4))));
+                }
+                Some(Dur(d.0 - start.0))
+            }
+        };
+        flows.push(ExplicitFlow { src: host(1)?, dst: host(2)?, size: Bytes(int(3)?), start, deadline });
     }
     Ok(flows)
 }
 
-fn col(i: usize) -> &'static str {
-    HEADER.split(',').nth(i).expect("six columns")
-}
-
-/// Writes flows as a trace (with header), times exact to the picosecond.
+/// Writes flows as a trace (with header), times exact to the picosecond;
+/// `deadline_s` absolute, as in the flows table.
 pub fn format_trace(flows: &[FlowSpec]) -> String {
     let mut out = format!("{HEADER}\n");
     for f in flows {
-        let deadline = f.deadline.map_or(String::new(), |d| seconds(d.0));
-        out += &format!(
-            "{},{},{},{},{},{deadline}\n",
-            f.id,
-            f.src,
-            f.dst,
-            f.size.0,
-            seconds(f.start.0)
-        );
+        let deadline = f.deadline.map_or(String::new(), |d| seconds(f.start.0 + d.0));
+        out += &format!("{},{},{},{},{},{deadline}\n", f.id, f.src, f.dst, f.size.0, seconds(f.start.0));
     }
     out
 }
@@ -127,9 +161,7 @@ mod tests {
 
     #[test]
     fn bad_rows_name_the_line_and_column() {
-        let e =
-            parse_trace("id,src,dst,size_bytes,start_s,deadline_s\n0,1,0,100,0,\n1,x,0,100,0,\n")
-                .unwrap_err();
+        let e = parse_trace("id,src,dst,size_bytes,start_s,deadline_s\n0,1,0,100,0,\n1,x,0,100,0,\n").unwrap_err();
         assert!(e.contains("line 3") && e.contains("src"), "{e}");
         let e = parse_trace("0,1,0,100,0,\n0,2,0,100,0,\n").unwrap_err();
         assert!(e.contains("line 2") && e.contains("twice"), "{e}");
@@ -137,5 +169,30 @@ mod tests {
         assert!(e.contains("start_s"), "{e}");
         let e = parse_trace("0,1,0,100\n").unwrap_err();
         assert!(e.contains("6 columns"), "{e}");
+        let e = parse_trace("src,dst,size,start_s\n1,0,100,0\n").unwrap_err();
+        assert!(e.contains("unknown column \"size\""), "{e}");
+        let e = parse_trace("src,dst,start_s\n1,0,0\n").unwrap_err();
+        assert!(e.contains("no size_bytes column"), "{e}");
+        let e = parse_trace("src,dst,size_bytes,start_s,deadline_s\n1,0,100,0.5,0.2\n").unwrap_err();
+        assert!(e.contains("not after start_s"), "{e}");
+    }
+
+    /// Columns are read by name: a header in another order (`dst` before
+    /// `src`) must not reverse the flows; quoted headers (pyarrow's CSV
+    /// writer) and the flows table's other columns are accepted.
+    #[test]
+    fn columns_by_name_quoted_and_with_output_columns() {
+        let by_name = parse_trace("\"dst\",\"src\",\"size_bytes\",\"start_s\",\"deadline_s\",\"fct_s\"\n0,3,100,0.001,0.011,0.002\n").unwrap();
+        assert_eq!((by_name[0].src, by_name[0].dst), (3, 0));
+        assert_eq!(by_name[0].start, Dur::ms(1));
+        assert_eq!(by_name[0].deadline, Some(Dur::ms(10)), "absolute 11 ms, 10 ms after the start");
+        let table = parse_trace(
+            "id,src,dst,size_bytes,start_s,deadline_s,finish_s,fct_s,ideal_fct_s,slowdown,met_deadline,terminated,bytes_delivered\n\
+             0,1,0,100,0,0.003,0.001,0.001,0.0009,1.1,true,false,100\n",
+        )
+        .unwrap();
+        assert_eq!((table[0].src, table[0].deadline), (1, Some(Dur::ms(3))), "a flows table replays");
+        let positional = parse_trace("7,3,0,100,0.001,\n").unwrap();
+        assert_eq!((positional[0].src, positional[0].dst, positional[0].deadline), (3, 0, None));
     }
 }
