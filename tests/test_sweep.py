@@ -163,3 +163,30 @@ def test_base_file_seed_count_and_python_api(tmp_path):
         Sweep({}, {"workload.flows": []})
     with pytest.raises(SweepError):
         Sweep.from_dict({"base": {}, "grid": {}, "seeds": {"count": 2, "values": [1]}})
+
+
+@pytest.mark.parametrize("how", ["script", "stdin"])
+def test_a_python_sweep_runs_from_a_plain_script_and_from_stdin(how, tmp_path):
+    """The README's Python sweep, in a script without `if __name__ ==
+    "__main__":` and piped to `python -`: spawned workers must not run the
+    script again (that broke the pool)."""
+    import subprocess
+    import sys
+
+    from conftest import SMALL, write
+
+    scenario = write(tmp_path, SMALL)
+    out = tmp_path / "sw"
+    code = (f"import dcflow\nfrom dcflow.sweep import Sweep\n"
+            f"sc = dcflow.Scenario.from_toml({str(scenario)!r})\n"
+            f"res = Sweep(sc, {{'workload.flows': [2, 3]}}, [1, 2]).run({str(out)!r}, workers=2)\n"
+            f"print('points', res.ran)\n")
+    if how == "script":
+        script = tmp_path / "plain.py"
+        script.write_text(code)
+        r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    else:
+        r = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "points 4"
+    assert pq.read_table(out / "points.parquet").num_rows == 4

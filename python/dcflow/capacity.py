@@ -207,7 +207,14 @@ def capacity(
     def evaluate(v: float) -> tuple[float, list[float]]:
         val = int(v) if integer else float(v)
         tasks = [(base_json, param, val, s, metric) for s in seed_list]
-        per = list(pool.map(_run_metric, tasks)) if pool else [_run_metric(t) for t in tasks]
+        if pool:
+            from dcflow.sweep import spawnable_main
+
+            with spawnable_main():  # workers start on the first map
+                futures = [pool.submit(_run_metric, t) for t in tasks]
+            per = [f.result() for f in futures]
+        else:
+            per = [_run_metric(t) for t in tasks]
         a = sum(per) / len(per) if agg == "mean" else (min(per) if direction == "ge" else max(per))
         return a, per
 

@@ -28,6 +28,7 @@ of workers.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -366,6 +367,26 @@ def _worker_init() -> None:
             pass
 
 
+@contextlib.contextmanager
+def spawnable_main():
+    """While worker processes start, hide a plain script's (or stdin's) path
+    from multiprocessing's spawn, which would run that file again in every
+    worker: a script without `if __name__ == "__main__":` then started its
+    sweep in each worker and the pool broke (BrokenProcessPool), and `python
+    -` has no file to run. Workers need nothing from `__main__` (points are
+    scenario data; the function is dcflow's), so they start without it."""
+    main = sys.modules.get("__main__")
+    hide = main is not None and getattr(main, "__spec__", None) is None and hasattr(main, "__file__")
+    path = main.__file__ if hide else None
+    if hide:
+        del main.__file__
+    try:
+        yield
+    finally:
+        if hide:
+            main.__file__ = path
+
+
 def _run_local(points, tasks, on_done, workers, address) -> None:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -374,7 +395,8 @@ def _run_local(points, tasks, on_done, workers, address) -> None:
     n = max(1, min(n, len(tasks)))
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init) as pool:
-        futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
+        with spawnable_main():  # workers start as tasks are submitted
+            futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
         try:
             for fut in as_completed(futs):
                 on_done(futs[fut], fut.result())
