@@ -145,7 +145,27 @@ def test_existing_sweep_dir_needs_resume(tmp_path):
     assert r.returncode == 0 and "0 run now, 8 already done" in r.stderr
     other = write_sweep(tmp_path, SWEEP.replace("values = [1, 2]", "values = [1, 3]"))
     r = run_cli("sweep", other, "-o", out, "--resume")
-    assert r.returncode == 2 and "different sweep" in r.stderr
+    assert r.returncode == 2 and "seeds were removed" in r.stderr
+
+
+def test_resume_grows_a_finished_sweep_and_refuses_a_changed_file(tmp_path):
+    """Seeds added to a finished sweep run only the new points; a CDF file
+    edited since the sweep began refuses to resume (its numbers would mix)."""
+    cdf = tmp_path / "sizes.csv"
+    cdf.write_text("size_bytes,cumulative_probability\n1000,0\n20000,1\n")
+    text = SWEEP.replace('size = { dist = "uniform", min = "2KB", max = "50KB" }',
+                         f'size = {{ dist = "cdf", file = "{cdf}" }}')
+    out = tmp_path / "out"
+    one_seed = write_sweep(tmp_path, text.replace("values = [1, 2]", "values = [1]"))
+    assert run_cli("sweep", one_seed, "-o", out).returncode == 0
+    two_seeds = write_sweep(tmp_path, text)
+    r = run_cli("sweep", two_seeds, "-o", out, "--resume")
+    assert r.returncode == 0 and "4 run now, 4 already done" in r.stderr, r.stderr
+    assert pq.read_table(out / "points.parquet").num_rows == 8
+    cdf.write_text("size_bytes,cumulative_probability\n1000,0\n90000,1\n")
+    r = run_cli("sweep", two_seeds, "-o", out, "--resume")
+    assert r.returncode == 2 and "changed since the sweep began" in r.stderr, r.stderr
+
 
 
 def test_base_file_seed_count_and_python_api(tmp_path):

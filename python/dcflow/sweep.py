@@ -77,8 +77,11 @@ class Point:
 
     @property
     def id(self) -> str:
+        """Names the point's files: its values and seed alone, not its place
+        in the grid, so that a sweep grown by grid values or seeds keeps the
+        points it has."""
         blob = json.dumps([list(map(list, self.params)), self.seed], sort_keys=True, default=str)
-        return f"{self.index:06d}-{hashlib.sha1(blob.encode()).hexdigest()[:8]}"
+        return hashlib.sha1(blob.encode()).hexdigest()[:16]
 
     def label(self) -> str:
         parts = [f"{k}={_fmt_value(v)}" for k, v in self.params]
@@ -212,7 +215,14 @@ class Sweep:
         return self.base.with_overrides(dict(point.params)).with_overrides({"seed": point.seed})
 
     def definition(self) -> dict[str, Any]:
-        return {"base": json.loads(self.base.to_json()), "grid": self.grid, "seeds": self.seeds}
+        """What `--resume` checks: the scenario, grid and seeds, the dcflow
+        version, and the content of every file they name (a CDF or trace
+        edited between two runs would otherwise resume into other numbers)."""
+        base = json.loads(self.base.to_json())
+        from dcflow import __version__
+
+        return {"base": base, "grid": self.grid, "seeds": self.seeds, "dcflow": __version__,
+                "files": _file_digests([base, self.grid])}
 
     def __len__(self) -> int:
         return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
@@ -294,10 +304,9 @@ class Sweep:
         existing = out.is_dir() and any(out.iterdir())
         if existing:
             if resume and manifest.exists():
-                old = json.dumps(json.loads(manifest.read_text()), sort_keys=True, default=str)
-                if old != definition:
-                    raise SweepError(f"{out}: holds a different sweep (sweep.json differs); "
-                                     "cannot resume it with this definition")
+                why = _cannot_resume(json.loads(manifest.read_text()), json.loads(definition))
+                if why:
+                    raise SweepError(f"{out}: cannot resume: {why}")
             elif resume:
                 raise SweepError(f"{out}: not a sweep directory (no sweep.json); nothing to resume")
             elif overwrite and manifest.exists():
@@ -315,6 +324,46 @@ class Sweep:
         for sub in ("points", "flows"):
             (out / sub).mkdir(parents=True, exist_ok=True)
         _atomic_write_bytes(manifest, (definition + "\n").encode())
+
+
+def _file_digests(values: Any) -> dict[str, str]:
+    """sha256 of every existing file named by a `file` or `trace` key."""
+    found: dict[str, str] = {}
+
+    def walk(v: Any, key: str = "") -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, str(k))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, key)
+        elif isinstance(v, str) and key.split(".")[-1] in ("file", "trace") and os.path.isfile(v):
+            found[v] = hashlib.sha256(Path(v).read_bytes()).hexdigest()
+
+    walk(values)
+    return found
+
+
+def _cannot_resume(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """Why a sweep directory made with `old` cannot go on as `new`, or None.
+    `new` may add grid values and seeds (only the new points run)."""
+    if old.get("dcflow") != new["dcflow"]:
+        return f"it was made by dcflow {old.get('dcflow', 'before 0.x')}, this is {new['dcflow']}"
+    for path, digest in new["files"].items():
+        if old.get("files", {}).get(path, digest) != digest:
+            return f"{path} changed since the sweep began"
+    canon = lambda v: json.dumps(v, sort_keys=True, default=str)  # noqa: E731
+    if canon(old["base"]) != canon(new["base"]):
+        return "the base scenario differs"
+    if list(old["grid"]) != list(new["grid"]):
+        return f"the grid keys differ ({', '.join(old['grid'])} before)"
+    for k, values in old["grid"].items():
+        missing = [v for v in values if canon(v) not in {canon(x) for x in new["grid"][k]}]
+        if missing:
+            return f"grid values of {k} were removed ({', '.join(map(canon, missing))}); only adding is allowed"
+    if not set(old["seeds"]) <= set(new["seeds"]):
+        return "seeds were removed; only adding is allowed"
+    return None
 
 
 # ------------------------------------------------------------------- workers
