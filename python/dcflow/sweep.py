@@ -52,7 +52,7 @@ from dcflow.scenario import Scenario, ScenarioError
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
-POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("retransmits", "timeouts", "packet_hops", "utilization_links", "status")
+POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status")
 
 #: Summary keys whose column in points.parquet has another name: the summary's
 #: ``status`` (how the run ended) beside the point's own ``status`` (ok | error).
@@ -538,7 +538,7 @@ def _points_schema(columns) -> pa.Schema:
 
 
 _FLOAT_KEYS = frozenset(
-    {"app_throughput", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_max_s", "slowdown_mean",
+    {"app_throughput", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_p999_s", "fct_max_s", "slowdown_mean",
      "slowdown_p99", "slowdown_max", "sim_time_s", "wall_s", "utilization"}
 )
 
