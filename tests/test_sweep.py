@@ -210,3 +210,19 @@ def test_a_python_sweep_runs_from_a_plain_script_and_from_stdin(how, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "points 4"
     assert pq.read_table(out / "points.parquet").num_rows == 4
+
+
+def test_a_point_past_the_timeout_is_recorded_as_such(tmp_path):
+    """--timeout stops a point that runs too long (here 20 GB flows, seconds
+    of work) and records status "timeout"; the other points run as usual."""
+    text = (SWEEP.replace('size = { dist = "uniform", min = "2KB", max = "50KB" }\n', "")
+            .replace('"protocol.name"  = ["tcp", "rcp"]', '"protocol.name"  = ["tcp"]')
+            .replace('"workload.flows" = [2, 6]',
+                     '"workload.size" = [{dist = "fixed", value = "20KB"}, {dist = "fixed", value = "20GB"}]')
+            .replace("values = [1, 2]", "values = [1]"))
+    sweep = write_sweep(tmp_path, text)
+    out = tmp_path / "out"
+    r = run_cli("sweep", sweep, "-o", out, "--executor", "inline", "--timeout", "1")
+    pts = pq.read_table(out / "points.parquet").to_pylist()
+    assert [p["status"] for p in pts] == ["ok", "timeout"], (r.stderr, pts)
+    assert "per-point timeout of 1 s" in pts[1]["error"]

@@ -9,7 +9,7 @@ Outputs in ``DIR`` (contract):
 * ``points.parquet``: one row per (grid point, seed), in canonical order (grid
   keys in the order given, the last key varying fastest, then seeds): the grid
   values (one column per dotted key), ``seed``, every summary key, ``status``
-  ("ok" | "error") and ``error`` (message or null). The summary's own
+  ("ok" | "error" | "timeout") and ``error`` (message or null). The summary's own
   ``status`` ("completed" | "stopped" | "stalled") is the column
   ``run_status``, and its list ``utilization_links`` is one string, the link
   names joined by ","  (null for points that failed);
@@ -241,6 +241,7 @@ class Sweep:
         resume: bool = False,
         overwrite: bool = False,
         progress: bool | None = None,
+        timeout: float | None = None,
     ) -> SweepResult:
         """Run every point not yet done and assemble ``points.parquet``.
 
@@ -252,6 +253,8 @@ class Sweep:
         an ``out_dir`` that already holds a sweep is an error unless
         ``overwrite`` (then it is cleared). Failing points do not stop the
         sweep; they are in ``result.failures`` and in points.parquet.
+        ``timeout``: seconds of wall time a point may run; a point stopped
+        by it is written with status "timeout" and the reason in ``error``.
         """
         out = Path(out_dir)
         self._prepare_dir(out, resume=resume, overwrite=overwrite)
@@ -286,7 +289,7 @@ class Sweep:
 
         try:
             if todo:
-                tasks = [(base_json, list(map(list, p.params)), p.seed) for p in todo]
+                tasks = [(base_json, list(map(list, p.params)), p.seed, timeout) for p in todo]
                 _EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
         finally:
             bar.close()
@@ -367,16 +370,37 @@ def _cannot_resume(old: dict[str, Any], new: dict[str, Any]) -> str | None:
 
 
 # ------------------------------------------------------------------- workers
-def run_point(base_json: str, params: list[list[Any]], seed: int) -> dict[str, Any]:
+class PointTimeout(Exception):
+    """A point ran longer than the sweep's per-point timeout."""
+
+
+def _deadline_watch(timeout: float | None):
+    """A progress callback that stops the run (by raising) past `timeout`
+    seconds of wall time; the engines call it every ~50 ms."""
+    if timeout is None:
+        return None
+    deadline = time.monotonic() + timeout
+
+    def watch(*_progress: Any) -> None:
+        if time.monotonic() > deadline:
+            raise PointTimeout(f"stopped after the per-point timeout of {timeout:g} s")
+
+    return watch
+
+
+def run_point(base_json: str, params: list[list[Any]], seed: int, timeout: float | None = None) -> dict[str, Any]:
     """Run one point (in a worker process). Returns ``status``, ``error``,
     ``summary``, ``flows`` and ``timeseries`` (Arrow tables or None).
-    Never raises for a bad scenario or a failed run: the error is returned."""
-    from dcflow.run import run
+    Never raises for a bad scenario or a failed run: the error is returned.
+    A run longer than ``timeout`` seconds has status "timeout"."""
+    from dcflow.run import run_scenario
 
     try:
         sc = Scenario.from_json(base_json).with_overrides({k: v for k, v in params})
         sc = sc.with_overrides({"seed": seed})
-        res = run(sc)
+        res = run_scenario(sc, _deadline_watch(timeout))
+    except PointTimeout as e:
+        return {"status": "timeout", "error": str(e), "summary": {}, "flows": None, "timeseries": None}
     except ScenarioError as e:
         return {"status": "error", "error": " ".join(str(e).split()), "summary": {}, "flows": None,
                 "timeseries": None}

@@ -51,7 +51,7 @@ fn topo(scenario_json: &str) -> PyResult<String> {
 
 /// Run the scenario; returns {"summary": dict, "flows": columns, "timeseries": columns | None}.
 /// `progress(sim_time_s, flows_done, flows_total, events)` is called every
-/// ~50 ms of a long run.
+/// ~50 ms of a long run; if it raises, the run stops and `run` raises that.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None))]
 fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Py<PyDict>> {
@@ -62,6 +62,9 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyRe
         Engine::Fluid => dcflow_fluid::run(&s),
     });
     PROGRESS.with_borrow_mut(|cb| *cb = None);
+    if let Some(e) = STOPPED_BY.with_borrow_mut(Option::take) {
+        return Err(e);
+    }
     let out: RunOutput = out.map_err(|e| {
         if e.is_interrupted() {
             pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
@@ -132,20 +135,25 @@ fn bench_event_queue(py: Python<'_>, pending: u32, steps: u64) -> f64 {
 thread_local! {
     /// The running `run` call's progress callback, if it was given one.
     static PROGRESS: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+    /// What the callback raised: the run stops and `run` raises it.
+    static STOPPED_BY: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
 }
 
 /// What the engines call through `dcflow_core::interrupt` (every ~50 ms of
 /// a run, without the GIL): show the progress to the callback, and say
 /// whether the interpreter has a pending SIGINT (Ctrl-C). Running Python's
 /// handler raises KeyboardInterrupt here; `run` raises its own once the
-/// engine has stopped. A failing callback is not the run's business.
+/// engine has stopped. A callback that raises stops the run, and `run`
+/// raises what it raised (a sweep's per-point timeout is such a callback).
 fn watch(p: &dcflow_core::interrupt::Progress) -> bool {
     Python::attach(|py| {
-        PROGRESS.with_borrow(|cb| {
-            if let Some(cb) = cb {
-                let _ = cb.call1(py, (p.sim_time_s, p.flows_done, p.flows_total, p.events));
-            }
+        let raised = PROGRESS.with_borrow(|cb| {
+            cb.as_ref().and_then(|cb| cb.call1(py, (p.sim_time_s, p.flows_done, p.flows_total, p.events)).err())
         });
+        if let Some(e) = raised {
+            STOPPED_BY.with_borrow_mut(|s| *s = Some(e));
+            return true;
+        }
         py.check_signals().is_err()
     })
 }

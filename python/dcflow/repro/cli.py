@@ -23,7 +23,9 @@ def add_commands(group: click.Group) -> None:
                   help="Worker processes (default: all cores).")
     @click.option("--resume", is_flag=True, help="Run only the points missing from DIR.")
     @click.option("--overwrite", is_flag=True, help="Clear a previous sweep in DIR first.")
-    def sweep_cmd(sweep_file, out, executor, address, workers, resume, overwrite):
+    @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+                  help="Stop a point after SECONDS of wall time; its status is \"timeout\".")
+    def sweep_cmd(sweep_file, out, executor, address, workers, resume, overwrite, timeout):
         """Run a sweep: a base scenario x a grid of overrides x seeds."""
         from dcflow.sweep import Sweep, SweepError, format_failures
 
@@ -34,7 +36,7 @@ def add_commands(group: click.Group) -> None:
             click.echo(f"{sw.name or 'sweep'}: {len(sw)} points ({len(sw) // len(sw.seeds)} grid "
                        f"points x {len(sw.seeds)} seeds), executor {executor}", err=True)
             res = sw.run(out, executor=executor, workers=workers, address=address, resume=resume,
-                         overwrite=overwrite)
+                         overwrite=overwrite, timeout=timeout)
         except SweepError as e:
             raise CliError(str(e)) from None
         except OSError as e:
