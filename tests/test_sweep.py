@@ -226,3 +226,23 @@ def test_a_point_past_the_timeout_is_recorded_as_such(tmp_path):
     pts = pq.read_table(out / "points.parquet").to_pylist()
     assert [p["status"] for p in pts] == ["ok", "timeout"], (r.stderr, pts)
     assert "per-point timeout of 1 s" in pts[1]["error"]
+
+
+def test_per_protocol_option_tables_apply_to_their_protocol_only(tmp_path):
+    """A grid over protocols with DCTCP tuned (g = 0.1): the tcp points must
+    not receive DCTCP's key (that failed them: unknown field `g`)."""
+    text = SWEEP.replace('"protocol.name"  = ["tcp", "rcp"]', '"protocol.name"  = ["tcp", "dctcp"]') + (
+        "\n[options.dctcp]\ng = 0.1\n")
+    sweep = write_sweep(tmp_path, text)
+    out = tmp_path / "out"
+    r = run_cli("sweep", sweep, "-o", out, "--executor", "inline")
+    assert r.returncode == 0, r.stderr
+    pts = pq.read_table(out / "points.parquet").to_pylist()
+    assert {p["status"] for p in pts} == {"ok"}
+    from dcflow.sweep import Sweep
+
+    sw = Sweep.from_toml(sweep)
+    point = next(p for p in sw.points() if dict(p.params)["protocol.name"] == "dctcp")
+    assert sw.scenario(point).to_dict()["protocol"]["g"] == 0.1
+    tcp = next(p for p in sw.points() if dict(p.params)["protocol.name"] == "tcp")
+    assert "g" not in sw.scenario(tcp).to_dict()["protocol"]

@@ -124,8 +124,17 @@ class Sweep:
         seeds: Sequence[int] | int | None = None,
         *,
         name: str | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
     ):
         self.base = Scenario.load(base)
+        # Per-protocol option tables: {"dctcp": {"g": 0.1}} sets protocol.g on
+        # the points whose protocol is dctcp only, so a grid over protocols can
+        # carry each one's tuned options.
+        self.options: dict[str, dict[str, Any]] = {}
+        for proto, table in (options or {}).items():
+            if not isinstance(table, Mapping):
+                raise SweepError(f"options.{proto}: expected a table of protocol keys, got {table!r}")
+            self.options[str(proto)] = dict(table)
         self.grid: dict[str, list[Any]] = {}
         for key, values in (grid or {}).items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -167,9 +176,9 @@ class Sweep:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None,
                   where: str = "sweep") -> "Sweep":
-        unknown = sorted(set(data) - {"base", "grid", "seeds", "name"})
+        unknown = sorted(set(data) - {"base", "grid", "seeds", "name", "options"})
         if unknown:
-            raise SweepError(f"{where}: unknown key(s) {unknown}; allowed: base, grid, seeds, name")
+            raise SweepError(f"{where}: unknown key(s) {unknown}; allowed: base, grid, seeds, name, options")
         if "base" not in data:
             raise SweepError(f"{where}: missing [base] (an inline scenario, or base = \"scenario.toml\")")
         base = data["base"]
@@ -197,7 +206,10 @@ class Sweep:
         if bad or ("values" in seeds_t and "count" in seeds_t):
             raise SweepError(f"{where}: [seeds] takes either values = [...] or count = N")
         seeds = seeds_t.get("values", seeds_t.get("count"))
-        return cls(base, grid, seeds, name=data.get("name"))
+        options = data.get("options", {})
+        if not isinstance(options, Mapping):
+            raise SweepError(f"{where}: [options] must hold one table per protocol, e.g. [options.dctcp]")
+        return cls(base, grid, seeds, name=data.get("name"), options=options)
 
     # ----------------------------------------------------------------- points
     def points(self) -> list[Point]:
@@ -210,9 +222,18 @@ class Sweep:
                 out.append(Point(len(out), params, seed))
         return out
 
+    def overrides(self, point: Point) -> list[list[Any]]:
+        """The point's grid overrides, then its protocol's option table."""
+        params = [list(p) for p in point.params]
+        if self.options:
+            protocol = self.base.with_overrides(dict(point.params)).to_dict().get("protocol", {})
+            for key, value in self.options.get(protocol.get("name", ""), {}).items():
+                params.append([f"protocol.{key}", value])
+        return params
+
     def scenario(self, point: Point) -> Scenario:
         """The scenario of one point (overrides, then the seed)."""
-        return self.base.with_overrides(dict(point.params)).with_overrides({"seed": point.seed})
+        return self.base.with_overrides(dict(self.overrides(point))).with_overrides({"seed": point.seed})
 
     def definition(self) -> dict[str, Any]:
         """What `--resume` checks: the scenario, grid and seeds, the dcflow
@@ -221,7 +242,7 @@ class Sweep:
         base = json.loads(self.base.to_json())
         from dcflow import __version__
 
-        return {"base": base, "grid": self.grid, "seeds": self.seeds, "dcflow": __version__,
+        return {"base": base, "grid": self.grid, "seeds": self.seeds, "options": self.options, "dcflow": __version__,
                 "files": _file_digests([base, self.grid])}
 
     def __len__(self) -> int:
@@ -289,7 +310,7 @@ class Sweep:
 
         try:
             if todo:
-                tasks = [(base_json, list(map(list, p.params)), p.seed, timeout) for p in todo]
+                tasks = [(base_json, self.overrides(p), p.seed, timeout) for p in todo]
                 _EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
         finally:
             bar.close()
@@ -356,8 +377,8 @@ def _cannot_resume(old: dict[str, Any], new: dict[str, Any]) -> str | None:
         if old.get("files", {}).get(path, digest) != digest:
             return f"{path} changed since the sweep began"
     canon = lambda v: json.dumps(v, sort_keys=True, default=str)  # noqa: E731
-    if canon(old["base"]) != canon(new["base"]):
-        return "the base scenario differs"
+    if canon(old["base"]) != canon(new["base"]) or canon(old.get("options", {})) != canon(new["options"]):
+        return "the base scenario or the protocols' option tables differ"
     if list(old["grid"]) != list(new["grid"]):
         return f"the grid keys differ ({', '.join(old['grid'])} before)"
     for k, values in old["grid"].items():
