@@ -23,6 +23,14 @@ pub struct Progress {
     pub events: u64,
 }
 
+impl Progress {
+    /// An engine's state: simulated time, flows with an outcome, all flows
+    /// (the poll fills in `events`).
+    pub fn of(now: crate::Time, flows_done: usize, flows_total: usize) -> Progress {
+        Progress { sim_time_s: now.as_secs_f64(), flows_done: flows_done as u64, flows_total: flows_total as u64, events: 0 }
+    }
+}
+
 static CHECKER: OnceLock<fn(&Progress) -> bool> = OnceLock::new();
 
 /// Install the function that is shown the run's progress and says whether

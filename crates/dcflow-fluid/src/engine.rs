@@ -21,6 +21,7 @@ use crate::agenda::{Agenda, Timers};
 
 mod kinetic;
 mod sweep;
+use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Dur, LinkId, Time};
 use dcflow_net::Topology;
 use dcflow_scenario::{RunEnd, RunStatus};
@@ -164,19 +165,12 @@ impl Engine {
         }
         let mut touched: Vec<u32> = Vec::new();
         let mut progressed_at = Time::ZERO;
-        let mut poll = dcflow_core::interrupt::Poll::default();
+        let mut poll = Poll::default();
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
             let total = self.ready_order.len();
             let waiting = total - self.next_ready + self.active as usize;
-            let now = self.now;
-            let progress = || dcflow_core::interrupt::Progress {
-                sim_time_s: now.as_secs_f64(),
-                flows_done: (total - waiting) as u64,
-                flows_total: total as u64,
-                events: 0,
-            };
-            if poll.interrupted(progress) {
+            if poll.interrupted(|| Progress::of(self.now, total - waiting, total)) {
                 return self.end(RunStatus::Interrupted, self.now);
             }
             let ready = self.ready_order.get(self.next_ready).map(|&f| self.flows.ready_at[f as usize]);

@@ -13,6 +13,7 @@ use crate::flows::FlowState;
 use crate::monitor::Monitor;
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
+use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
 use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
@@ -134,16 +135,10 @@ impl Sim {
     /// The guard costs one comparison per event: progress moves `stall_at`.
     pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         self.stall = stall;
-        let mut poll = dcflow_core::interrupt::Poll::default();
+        let mut poll = Poll::default();
         while self.open_flows > 0 {
-            let (now, open, total) = (self.now, self.open_flows, self.flows.len());
-            let progress = || dcflow_core::interrupt::Progress {
-                sim_time_s: now.as_secs_f64(),
-                flows_done: (total - open) as u64,
-                flows_total: total as u64,
-                events: 0,
-            };
-            if poll.interrupted(progress) {
+            let total = self.flows.len();
+            if poll.interrupted(|| Progress::of(self.now, total - self.open_flows, total)) {
                 return RunEnd { status: RunStatus::Interrupted, at: self.now };
             }
             let Some((t, ev)) = self.events.pop() else {
