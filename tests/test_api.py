@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -271,3 +272,19 @@ def test_a_runs_flows_table_replays_as_a_trace(tmp_path):
                          "workload": {"pattern": "explicit", "trace": str(trace)}})
     keys = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s"]
     assert replay.flows.select(keys).to_pylist() == first.flows.select(keys).to_pylist()
+
+
+@pytest.mark.parametrize("protocol", ["rcp", "tcp"])
+def test_no_flow_sample_and_no_sum_of_flows_exceeds_the_link_rate(protocol):
+    """The demo's time series (1 Gbps bottleneck, every flow through it):
+    flows are sampled as exactly as links, so neither one flow nor all of
+    them together are ever seen above 1 Gbps (in-order delivery counting
+    showed 1.05 Gbps)."""
+    demo = Path(__file__).resolve().parent.parent / "examples" / "demo.toml"
+    ts = dcflow.run(demo, {"protocol.name": protocol}).timeseries.to_pylist()
+    per_time: dict[float, float] = {}
+    for row in ts:
+        assert row["throughput_bps"] <= 1e9 * (1 + 1e-9), row
+        if row["series"] == "flow":
+            per_time[row["time_s"]] = per_time.get(row["time_s"], 0.0) + row["throughput_bps"]
+    assert per_time and max(per_time.values()) <= 1e9 * (1 + 1e-9)

@@ -29,6 +29,9 @@ pub struct FlowState {
     pub finish: Option<Time>,
     pub terminated: bool,
     pub ideal: Dur,
+    /// Payload bytes whose serialization on the flow's last link has begun:
+    /// what the monitor's flow series measures (exact, like the links').
+    pub last_hop_payload: u64,
 }
 
 impl FlowState {

@@ -95,6 +95,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 finish: None,
                 terminated: false,
                 ideal,
+                last_hop_payload: 0,
             }
         })
         .collect();

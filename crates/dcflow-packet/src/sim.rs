@@ -11,9 +11,9 @@
 use crate::arena::PacketArena;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
+use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
-use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
 use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
@@ -49,6 +49,9 @@ pub struct Port {
     delay_delivered: Dur,
     /// Drop probability of the link (faults.loss), 0 for most links.
     pub loss: f64,
+    /// The packet being serialized, if it is a flow's data on its last link:
+    /// (flow, payload, wire bytes), for the monitor's exact flow samples.
+    pub last_hop_data: Option<(FlowId, u32, u32)>,
 }
 
 #[derive(Default)]
@@ -98,6 +101,7 @@ impl Sim {
                     delay_forwarded: link.prop_delay + topo.proc_delay_at(link.to),
                     delay_delivered: link.prop_delay,
                     loss: 0.0,
+                    last_hop_data: None,
                 }
             })
             .collect();
@@ -381,9 +385,15 @@ impl Sim {
         }
         let pkt = self.packets.get(idx);
         let path = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path);
+        let last_hop = pkt.hop as usize + 1 == path.len();
+        let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
+        if let Some((f, payload, _)) = data {
+            self.flows[f as usize].last_hop_payload += payload as u64;
+        }
+        let port = &mut self.ports[link as usize];
+        port.last_hop_data = data;
         // No processing at the destination (see flows::hop_delay).
-        let port = &self.ports[link as usize];
-        let delay = if pkt.hop as usize + 1 < path.len() { port.delay_forwarded } else { port.delay_delivered };
+        let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
         self.events.push(done + delay, Event::Arrive(idx));
     }
 

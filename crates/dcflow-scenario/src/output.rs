@@ -37,7 +37,8 @@ pub struct SeriesRow {
     pub series: &'static str,
     /// Link name, or the flow id as text.
     pub name: String,
-    /// Bits per second over the interval (link: transmitted; flow: delivered in order).
+    /// Bits per second over the interval (link: serialized; flow: its payload
+    /// serialized on its last link, packet engine; its rate, fluid engine).
     pub throughput_bps: f64,
     /// Link only: queue occupancy at the end of the interval.
     pub queue_bytes: Option<u64>,
