@@ -14,7 +14,7 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: readme-images all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -81,3 +81,10 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) target
+
+# The README's figures, from the runs they show (regenerate whenever results
+# move): the example sweep and its application-throughput plot.
+readme-images: $(DEVELOP_STAMP)
+	$(BIN)/dcflow sweep examples/sweeps/incast.toml -o build/readme-sweep --overwrite
+	$(BIN)/dcflow plot build/readme-sweep
+	cp build/readme-sweep/plots/app_throughput.png docs/img/sweep-app-throughput.png

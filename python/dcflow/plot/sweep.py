@@ -29,7 +29,7 @@ def is_sweep_dir(d: str | os.PathLike[str]) -> bool:
 def _param_columns(points: pa.Table) -> list[str]:
     from dcflow.sweep import POINT_SUMMARY_KEYS
 
-    skip = set(POINT_SUMMARY_KEYS) | {"seed", "status", "error"}
+    skip = set(POINT_SUMMARY_KEYS) | {"seed", "status", "error", "run_status"}
     return [c for c in points.column_names if c not in skip]
 
 
@@ -44,7 +44,21 @@ def _group_key(params: list[str], points: pa.Table) -> tuple[str | None, str | N
     return line, x
 
 
-def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str, ylim=None):
+#: Axis labels for the parameters sweeps usually vary (anything else shows
+#: its dotted key).
+AXIS_LABELS = {
+    "workload.flows": "number of flows",
+    "workload.rate": "flow arrival rate (flows/s)",
+    "workload.load": "offered load",
+    "faults.loss": "packet loss probability",
+    "workload.deadline.mean": "mean deadline",
+    "topology.hosts": "hosts",
+    "topology.k": "fat-tree k (pods)",
+}
+
+
+def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str, ylim=None,
+           bounds: tuple[float, float] = (0.0, np.inf)):
     params = _param_columns(points)
     line, x = _group_key(params, points)
     ok = [s == "ok" for s in points.column("status").to_pylist()]
@@ -73,10 +87,12 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
         xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
         label = " ".join(f"{v}" for v in key) if others else str(key[0])
         ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
-        ax.fill_between(xp, m - ci, m + ci, color=ln.get_color(), alpha=0.18, lw=0)
+        # A band never leaves what the metric can be (a ratio stays in [0, 100%]).
+        ax.fill_between(xp, np.clip(m - ci, *bounds), np.clip(m + ci, *bounds), color=ln.get_color(),
+                        alpha=0.18, lw=0)
         if not numeric_x:
             ax.set_xticks(xp, [str(v) for v in xk], rotation=20)
-    ax.set_xlabel(x)
+    ax.set_xlabel(AXIS_LABELS.get(x, x))
     ax.set_ylabel(ylabel)
     if ylim:
         ax.set_ylim(*ylim)
@@ -90,7 +106,7 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
 
 def app_throughput_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
     return _curve(points, "app_throughput", "application throughput (%)", 100.0, "application throughput",
-                  ylim=(0, 102))
+                  ylim=(0, 102), bounds=(0.0, 100.0))
 
 
 def fct_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
