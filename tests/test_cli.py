@@ -16,7 +16,8 @@ from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
                  "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"]
-TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes"]
+# Issue 14 adds the per-link drops, reroutes and state to the time series.
+TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up"]
 
 
 def test_schemas_match_design():

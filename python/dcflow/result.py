@@ -74,6 +74,9 @@ TIMESERIES_SCHEMA = pa.schema(
         pa.field("name", pa.string()),
         pa.field("throughput_bps", pa.float64()),
         pa.field("queue_bytes", pa.int64()),  # null for flows
+        pa.field("drops", pa.int64()),  # packets dropped on the link in the interval; null for flows
+        pa.field("reroutes", pa.int64()),  # flows moved off the link in the interval; null for flows
+        pa.field("up", pa.bool_()),  # link state at the sample; null for flows
     ]
 )
 

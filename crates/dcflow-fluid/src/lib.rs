@@ -77,6 +77,8 @@ fn collect(engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, meas
         retransmits: 0,
         timeouts: 0,
         packet_hops: 0,
+        packets_dropped_by_failure: 0,
+        reroutes: 0,
     };
     let summary = Summary::from_flows(&flows, &stats);
     RunOutput { summary, flows, timeseries: engine.monitor.map(|m| m.series.rows) }
@@ -105,6 +107,7 @@ fn record(e: &Engine, f: u32) -> FlowRecord {
         met_deadline: deadline.map(|d| !terminated && finish.is_some_and(|t| t <= d)),
         terminated,
         bytes_delivered: fl.bytes_delivered(f, e.now),
+        no_path: false,
     }
 }
 

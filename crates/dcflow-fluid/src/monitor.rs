@@ -5,7 +5,7 @@
 use crate::engine::Engine;
 use crate::flows::Phase;
 use dcflow_core::{Dur, LinkId};
-use dcflow_scenario::SeriesRecorder;
+use dcflow_scenario::{LinkSample, SeriesRecorder};
 
 pub struct Monitor {
     interval: Dur,
@@ -27,7 +27,8 @@ impl Monitor {
     pub fn sample(&mut self, e: &Engine) {
         let time_s = e.now.as_secs_f64();
         for (i, &link) in self.links.iter().enumerate() {
-            self.series.link(i, time_s, e.link_bits(link), 0);
+            let sample = LinkSample { bits: e.link_bits(link), queue_bytes: 0, drops: 0, reroutes: 0, up: true };
+            self.series.link(i, time_s, sample);
         }
         if self.series.monitors_flows() {
             for f in 0..e.flows.len() {

@@ -11,7 +11,9 @@
 //! Error keys are relative to the section (`racks`, `links[2].b`); the scenario
 //! crate prefixes `topology.`.
 
+use crate::conga::CongaParams;
 use crate::custom::{self, CustomLink, CustomNode};
+use crate::policy::{RoutingMode, RoutingParams, SprayOrder, DEFAULT_FLOWLET_GAP};
 use crate::queue::QueueDiscipline;
 use dcflow_core::{ensure, Bytes, ConfigError, Dur, Rate};
 use serde::{Deserialize, Serialize};
@@ -64,17 +66,6 @@ impl TopologyKind {
     }
 }
 
-/// How a path is chosen among equal-cost shortest paths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoutingMode {
-    /// Per-flow hashing at every hop (RFC 2992), the datacenter default.
-    #[default]
-    Ecmp,
-    /// One deterministic shortest path per host pair (the lowest-numbered next hop).
-    Single,
-}
-
 /// The `[topology]` section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -89,7 +80,27 @@ pub struct TopologyConfig {
     pub buffer: Bytes,
     /// Largest packet on the wire, headers included.
     pub mtu: u32,
+    /// Path choice among equal-cost next hops (crate::policy); its
+    /// parameters follow, each only with the policy that reads it.
     pub routing: RoutingMode,
+    /// `spray`: "random" (default) or "round_robin".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spray_order: Option<SprayOrder>,
+    /// `flowlet`, `conga`: idle gap that starts a new flowlet (default 500us, CONGA's T_fl).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flowlet_gap: Option<Dur>,
+    /// `conga`: bits of the congestion metric (default 3, CONGA §3.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conga_q: Option<u32>,
+    /// `conga`: DRE decay period T_dre (default 16us: tau = T_dre / alpha = 160us, CONGA §3.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conga_tdre: Option<Dur>,
+    /// `conga`: DRE decay factor alpha (default 0.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conga_alpha: Option<f64>,
+    /// `conga`: age after which a Congestion-To-Leaf entry counts as 0 (default 10ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conga_aging: Option<Dur>,
     pub queue: QueueDiscipline,
     /// `queue = "ecn"`: DCTCP marking threshold K. Default: 20 MTU-sized packets
     /// below 10 Gbps, 65 at 10 Gbps and above, the values DCTCP (SIGCOMM'10, §4)
@@ -160,6 +171,12 @@ impl Default for TopologyConfig {
             buffer: Bytes::mb(4),
             mtu: 1500,
             routing: RoutingMode::Ecmp,
+            spray_order: None,
+            flowlet_gap: None,
+            conga_q: None,
+            conga_tdre: None,
+            conga_alpha: None,
+            conga_aging: None,
             queue: QueueDiscipline::DropTail,
             ecn_threshold: None,
             priority_classes: None,
@@ -287,6 +304,45 @@ impl TopologyConfig {
         }
     }
 
+    /// The routing policy's parameters, defaults filled in.
+    pub fn routing_params(&self) -> RoutingParams {
+        let d = CongaParams::default();
+        RoutingParams {
+            mode: self.routing,
+            spray_order: self.spray_order.unwrap_or_default(),
+            flowlet_gap: self.flowlet_gap.unwrap_or(DEFAULT_FLOWLET_GAP),
+            conga: CongaParams {
+                q_bits: self.conga_q.unwrap_or(d.q_bits),
+                dre_period: self.conga_tdre.unwrap_or(d.dre_period),
+                dre_alpha: self.conga_alpha.unwrap_or(d.dre_alpha),
+                aging: self.conga_aging.unwrap_or(d.aging),
+            },
+        }
+    }
+
+    /// Each routing key with the policies that read it: a key given to
+    /// another policy is an error, not silently ignored.
+    fn check_routing_keys(&self) -> Result<(), ConfigError> {
+        use RoutingMode::*;
+        let keys: [(&str, bool, &[RoutingMode]); 6] = [
+            ("spray_order", self.spray_order.is_some(), &[Spray]),
+            ("flowlet_gap", self.flowlet_gap.is_some(), &[Flowlet, Conga]),
+            ("conga_q", self.conga_q.is_some(), &[Conga]),
+            ("conga_tdre", self.conga_tdre.is_some(), &[Conga]),
+            ("conga_alpha", self.conga_alpha.is_some(), &[Conga]),
+            ("conga_aging", self.conga_aging.is_some(), &[Conga]),
+        ];
+        for (key, given, modes) in keys {
+            let names: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
+            ensure(
+                !given || modes.contains(&self.routing),
+                key,
+                format!("is only used by routing = {}, not \"{}\"", names.join(" or "), self.routing.as_str()),
+            )?;
+        }
+        self.routing_params().validate()
+    }
+
     /// DCTCP's K for this configuration (see the `ecn_threshold` field).
     pub fn ecn_threshold_or_default(&self) -> Bytes {
         let packets = if self.link_rate >= Rate::gbps(10) {
@@ -346,6 +402,19 @@ impl TopologyConfig {
                 r.links = Some(links.to_vec());
             }
         }
+        let p = self.routing_params();
+        match self.routing {
+            RoutingMode::Spray => r.spray_order = Some(p.spray_order),
+            RoutingMode::Flowlet => r.flowlet_gap = Some(p.flowlet_gap),
+            RoutingMode::Conga => {
+                r.flowlet_gap = Some(p.flowlet_gap);
+                r.conga_q = Some(p.conga.q_bits);
+                r.conga_tdre = Some(p.conga.dre_period);
+                r.conga_alpha = Some(p.conga.dre_alpha);
+                r.conga_aging = Some(p.conga.aging);
+            }
+            RoutingMode::Ecmp | RoutingMode::Single => {}
+        }
         match self.queue {
             QueueDiscipline::Ecn => r.ecn_threshold = Some(self.ecn_threshold_or_default()),
             QueueDiscipline::Priority => {
@@ -371,6 +440,7 @@ impl TopologyConfig {
                 ));
             }
         }
+        self.check_routing_keys()?;
         let q = self.queue.as_str();
         ensure(
             self.ecn_threshold.is_none() || self.queue == QueueDiscipline::Ecn,

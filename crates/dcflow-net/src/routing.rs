@@ -6,7 +6,7 @@
 //! degree) and memory grows only with the destinations actually used. Hosts
 //! never carry transit traffic except in BCube, where servers are the relays.
 
-use crate::config::RoutingMode;
+use crate::policy::{ecmp_index, RoutingMode};
 use crate::topology::{BcubeShape, Topology};
 use dcflow_core::rng::component;
 use dcflow_core::{mix64, LinkId, NodeId};
@@ -31,10 +31,17 @@ pub struct Routes {
 impl Routes {
     /// `seed` salts the ECMP hash, so that two seeds spread the same flows differently.
     pub fn new(topo: &Topology, mode: RoutingMode, seed: u64) -> Routes {
+        Routes::without(topo, mode, seed, &[])
+    }
+
+    /// The routes once routing has converged around failed links: links
+    /// with `down[l]` are left out (a shorter `down` leaves the rest up).
+    pub fn without(topo: &Topology, mode: RoutingMode, seed: u64, down: &[bool]) -> Routes {
+        let up = |l: LinkId| !down.get(l as usize).copied().unwrap_or(false);
         let adj = topo
             .out_links
             .iter()
-            .map(|ls| ls.iter().map(|&l| (l, topo.links[l as usize].to)).collect())
+            .map(|ls| ls.iter().filter(|&&l| up(l)).map(|&l| (l, topo.links[l as usize].to)).collect())
             .collect();
         Routes {
             mode,
@@ -84,6 +91,33 @@ impl Routes {
             .filter(move |&(_, v)| d[v as usize] == want && (v == dst || self.forwards[v as usize]))
     }
 
+    /// The next hops from switch `cur` on shortest paths to host `dst`, into `out`
+    /// (empty when `dst` cannot be reached from `cur`).
+    pub fn candidates_into(&self, cur: NodeId, dst: NodeId, out: &mut Vec<(LinkId, NodeId)>) {
+        out.clear();
+        let d = self.dist_to(dst);
+        if d[cur as usize] != UNREACHABLE && cur != dst {
+            out.extend(self.next_hops(d, cur, dst));
+        }
+    }
+
+    /// The salt of the ECMP hash (what [`ecmp_index`] takes).
+    pub fn salt(&self) -> u64 {
+        self.salt
+    }
+
+    /// Whether some host pair has two or more shortest paths: what a
+    /// routing policy needs to have anything to choose.
+    pub fn has_multipath(&self, hosts: usize) -> bool {
+        let mut buf = Vec::new();
+        (0..hosts as NodeId).any(|dst| {
+            (0..self.adj.len() as NodeId).any(|v| {
+                self.candidates_into(v, dst, &mut buf);
+                buf.len() > 1
+            })
+        })
+    }
+
     /// Hops on a shortest path from `src` to `dst` (None if unreachable).
     pub fn hops(&self, src: NodeId, dst: NodeId) -> Option<usize> {
         let d = self.dist_to(dst)[src as usize];
@@ -95,20 +129,22 @@ impl Routes {
     /// so one flow always takes one path and flows spread over all paths;
     /// `single` takes the lowest-numbered next hop. ACKs use `path(dst, src, h)`.
     pub fn path(&self, src: NodeId, dst: NodeId, flow_hash: u64) -> Vec<LinkId> {
+        self.try_path(src, dst, flow_hash).unwrap_or_else(|| panic!("no route from node {src} to node {dst}"))
+    }
+
+    /// As [`Routes::path`], `None` when `dst` cannot be reached (after failures).
+    /// The adaptive policies' reference path is their ECMP path.
+    pub fn try_path(&self, src: NodeId, dst: NodeId, flow_hash: u64) -> Option<Vec<LinkId>> {
         let d = self.dist_to(dst);
-        assert!(
-            d[src as usize] != UNREACHABLE,
-            "no route from node {src} to node {dst}"
-        );
+        if d[src as usize] == UNREACHABLE {
+            return None;
+        }
         let mut out = Vec::with_capacity(d[src as usize] as usize);
         let mut cur = src;
         while cur != dst {
             let pick = match self.mode {
                 RoutingMode::Single => 0,
-                RoutingMode::Ecmp => {
-                    let n = self.next_hops(d, cur, dst).count() as u64;
-                    (mix64(flow_hash ^ mix64(self.salt ^ cur as u64)) % n) as usize
-                }
+                _ => ecmp_index(self.salt, flow_hash, cur, self.next_hops(d, cur, dst).count()),
             };
             let (l, v) = self
                 .next_hops(d, cur, dst)
@@ -117,7 +153,7 @@ impl Routes {
             out.push(l);
             cur = v;
         }
-        out
+        Some(out)
     }
 
     /// Up to `max` distinct paths from `src` to `dst` for multipath transports
@@ -158,6 +194,45 @@ impl Routes {
             }
         }
         out
+    }
+
+    /// A shortest path from `src` to `dst` whose slowest link is fastest
+    /// (`rate` of each link), lowest link id on ties: what a flow can do at
+    /// best when packets may take any equal-cost path (the ideal FCT of
+    /// adaptive routing). `None` if unreachable.
+    pub fn widest_path(&self, src: NodeId, dst: NodeId, rate: impl Fn(LinkId) -> u64) -> Option<Vec<LinkId>> {
+        let d = self.dist_to(dst);
+        if d[src as usize] == UNREACHABLE {
+            return None;
+        }
+        // Nodes by increasing distance to dst: each one's best next hop is
+        // decided after those of the nodes it leads to.
+        let mut order: Vec<NodeId> = (0..self.adj.len() as NodeId).filter(|&v| d[v as usize] <= d[src as usize]).collect();
+        order.sort_by_key(|&v| d[v as usize]);
+        let mut best: HashMap<NodeId, (u64, LinkId, NodeId)> = HashMap::new();
+        for v in order {
+            if v == dst {
+                continue;
+            }
+            let pick = self
+                .next_hops(d, v, dst)
+                .filter_map(|(l, w)| {
+                    let beyond = if w == dst { u64::MAX } else { best.get(&w)?.0 };
+                    Some((rate(l).min(beyond), l, w))
+                })
+                .max_by_key(|&(r, l, _)| (r, std::cmp::Reverse(l)));
+            if let Some(p) = pick {
+                best.insert(v, p);
+            }
+        }
+        let mut out = Vec::new();
+        let mut cur = src;
+        while cur != dst {
+            let &(_, l, w) = best.get(&cur)?;
+            out.push(l);
+            cur = w;
+        }
+        Some(out)
     }
 
     /// The shortest path whose links have the smallest total use count, by

@@ -32,6 +32,13 @@ pub struct FlowState {
     /// Payload bytes whose serialization on the flow's last link has begun:
     /// what the monitor's flow series measures (exact, like the links').
     pub last_hop_payload: u64,
+    /// The flow's ECMP hash (salted by the seed, docs/architecture.md rule 5).
+    pub hash: u64,
+    /// Hop-by-hop routing only: the flow keeps to `fwd`/`rev` (pinned at
+    /// SYN time) instead of asking each switch's policy per packet.
+    pub pinned: bool,
+    /// Terminated because failures left no path to its destination.
+    pub no_path: bool,
 }
 
 impl FlowState {
@@ -52,6 +59,16 @@ impl FlowState {
             } else {
                 f
             }
+        }
+    }
+
+    /// The node a packet of this flow is headed for.
+    #[inline]
+    pub fn dest(&self, reverse: bool) -> dcflow_core::NodeId {
+        if reverse {
+            self.spec.src
+        } else {
+            self.spec.dst
         }
     }
 

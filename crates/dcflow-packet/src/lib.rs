@@ -2,8 +2,10 @@
 //! returns the flows table, the summary and the monitored time series.
 
 mod arena;
+mod faults;
 mod flows;
 mod monitor;
+mod router;
 mod sim;
 
 use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
@@ -38,6 +40,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
         ProtocolConfig::Pdq(c) => c.subflows as usize,
         _ => 1,
     };
+    let adaptive = scenario.topology.routing.adaptive();
     let retrace = |p: &[LinkId]| -> Vec<LinkId> { p.iter().rev().map(|&l| topo.reverse(l)).collect() };
     let flows: Vec<FlowState> = specs
         .into_iter()
@@ -74,7 +77,10 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 switch_hops: (fwd.len() - 1) as u8,
             };
             let ideal = if multi.is_empty() {
-                ideal_fct(&topo, &fwd, spec.size.0, mss)
+                // Packets that may take any equal-cost path can do as well
+                // as the widest one.
+                let best = adaptive.then(|| routes.widest_path(spec.src, spec.dst, |l| topo.links[l as usize].rate.0)).flatten();
+                ideal_fct(&topo, best.as_deref().unwrap_or(&fwd), spec.size.0, mss)
             } else {
                 let paths: Vec<&[LinkId]> = multi.iter().map(|p| p.as_slice()).collect();
                 ideal_fct_multipath(&topo, &paths, spec.size.0, mss)
@@ -96,13 +102,26 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 terminated: false,
                 ideal,
                 last_hop_payload: 0,
+                hash,
+                pinned: false,
+                no_path: false,
             }
         })
         .collect();
     let measured = scenario.measured_links(&topo);
     let first_start = flows.iter().map(|f| f.spec.start).min().unwrap_or(Time::ZERO);
+    let changes = scenario.faults.link_changes(&topo, scenario.stop)?;
     let mut sim = Sim::new(topo, &scenario.protocol, flows, scenario.seed);
     apply_faults(&mut sim, &scenario.faults);
+    if adaptive || !changes.is_empty() {
+        let rng = dcflow_core::stream(scenario.seed, dcflow_core::rng::component::ROUTING);
+        sim.router = Some(router::Router::new(&sim.topo, scenario.topology.routing_params(), scenario.seed, rng));
+        sim.convergence = scenario.faults.convergence;
+        for (i, c) in changes.iter().enumerate() {
+            sim.events.push(c.at, sim::Event::LinkChange(i as u32));
+        }
+        sim.changes = changes;
+    }
     if let Some(m) = &scenario.monitor {
         sim.monitor = Some(Monitor::new(m.interval, measured.clone(), m.flows.then_some(sim.flows.len())));
         sim.events.push(Time::ZERO + m.interval, sim::Event::Sample);
@@ -156,6 +175,8 @@ fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)
         retransmits: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum(),
         timeouts: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum(),
         packet_hops: sim.counters.packet_hops,
+        packets_dropped_by_failure: sim.counters.dropped_by_failure,
+        reroutes: sim.counters.reroutes,
     };
     let summary = Summary::from_flows(&flows, &stats);
     RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.series.rows) }
@@ -180,6 +201,7 @@ fn record(f: &FlowState) -> FlowRecord {
         met_deadline: deadline.map(|d| !f.terminated && f.finish.is_some_and(|t| t <= d)),
         terminated: f.terminated,
         bytes_delivered: f.receiver.cumulative(),
+        no_path: f.no_path,
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::flows::FlowState;
 use crate::sim::{Port, Sim};
 use dcflow_core::{Dur, LinkId, Rate, Time};
-use dcflow_scenario::SeriesRecorder;
+use dcflow_scenario::{LinkSample, SeriesRecorder};
 
 /// Bytes the port has put on the wire by `now`. A port counts a packet when
 /// its serialization starts (one event per hop), so the part of the packet
@@ -56,7 +56,14 @@ impl Monitor {
         for (i, &link) in self.links.iter().enumerate() {
             let port = &sim.ports[link as usize];
             let sent = serialized_bytes(port, sim.topo.links[link as usize].rate, sim.now);
-            self.series.link(i, time_s, sent as f64 * 8.0, port.queue.bytes());
+            let sample = LinkSample {
+                bits: sent as f64 * 8.0,
+                queue_bytes: port.queue.bytes(),
+                drops: port.drops,
+                reroutes: port.reroutes,
+                up: port.up,
+            };
+            self.series.link(i, time_s, sample);
         }
         if self.series.monitors_flows() {
             for (i, f) in sim.flows.iter().enumerate() {

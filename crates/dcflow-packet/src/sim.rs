@@ -30,6 +30,10 @@ pub enum Event {
     SenderTimer(FlowId),
     /// Take a monitor sample.
     Sample,
+    /// Timed fault `i` (`Sim::changes`): links go down or up.
+    LinkChange(u32),
+    /// Routing converges on the links that are down now.
+    Converge,
 }
 
 pub struct Port {
@@ -52,6 +56,14 @@ pub struct Port {
     /// The packet being serialized, if it is a flow's data on its last link:
     /// (flow, payload, wire bytes), for the monitor's exact flow samples.
     pub last_hop_data: Option<(FlowId, u32, u32)>,
+    /// The link is up (`[[faults.events]]` take it down and up).
+    pub up: bool,
+    /// Times the link went down: a packet sent in an earlier epoch is lost.
+    pub epoch: u32,
+    /// Packets dropped at this port or on this link, any cause.
+    pub drops: u64,
+    /// Flows moved off this link by a routing change.
+    pub reroutes: u64,
 }
 
 #[derive(Default)]
@@ -59,6 +71,11 @@ pub struct Counters {
     pub packets_sent: u64,
     pub packets_dropped: u64,
     pub packet_hops: u64,
+    /// Packets lost to a failed link: queued on it, sent into it, in
+    /// flight on it when it failed, or with no route left.
+    pub dropped_by_failure: u64,
+    /// Flows moved to another path by a routing change.
+    pub reroutes: u64,
 }
 
 pub struct Sim {
@@ -75,7 +92,7 @@ pub struct Sim {
     /// Flows without an outcome yet.
     pub open_flows: usize,
     /// Flows started so far (they start in id order).
-    started: usize,
+    pub(crate) started: usize,
     /// The stall guard ([`Sim::run`]): the run stalls at `stall_at` unless
     /// something progresses first; `Time::MAX` while no flow is running.
     stall: Dur,
@@ -83,6 +100,18 @@ pub struct Sim {
     /// Some port's agent acts on reverse packets (PDQ): only then does every
     /// ACK also visit the port its flow's data leaves by.
     reverse_agents: bool,
+    /// Hop-by-hop routing (adaptive policy or timed failures); `None`: every
+    /// packet follows its flow's path fixed at set-up.
+    pub router: Option<crate::router::Router>,
+    /// The timed faults, in time order (`Event::LinkChange` indexes them).
+    pub changes: Vec<dcflow_scenario::LinkChange>,
+    /// `faults.convergence`.
+    pub convergence: Dur,
+    /// Hop-by-hop routing pins the paths of this protocol's flows: its
+    /// switches keep per-flow state (PDQ, D3, RCP_dc, S3).
+    pub(crate) pins_paths: bool,
+    /// Replies retrace the data path (PDQ, S3).
+    pub(crate) protocol_symmetric: bool,
 }
 
 impl Sim {
@@ -102,6 +131,10 @@ impl Sim {
                     delay_delivered: link.prop_delay,
                     loss: 0.0,
                     last_hop_data: None,
+                    up: true,
+                    epoch: 0,
+                    drops: 0,
+                    reroutes: 0,
                 }
             })
             .collect();
@@ -125,6 +158,11 @@ impl Sim {
             counters: Counters::default(),
             monitor: None,
             loss_rng: dcflow_core::stream(seed, dcflow_core::rng::component::LOSS),
+            router: None,
+            changes: Vec::new(),
+            convergence: Dur::ZERO,
+            pins_paths: protocol.pins_paths(),
+            protocol_symmetric: protocol.symmetric_paths(),
         }
     }
 
@@ -180,12 +218,14 @@ impl Sim {
             Event::Arrive(p) => self.arrive(p),
             Event::SenderTimer(f) => self.sender_timer(f),
             Event::Sample => self.sample(),
+            Event::LinkChange(i) => self.link_change(i),
+            Event::Converge => self.converge(),
         }
     }
 
     /// Something progressed now: re-arm the stall guard while flows run.
     #[inline]
-    fn progress(&mut self) {
+    pub(crate) fn progress(&mut self) {
         let outcomes = self.flows.len() - self.open_flows;
         self.stall_at = if self.started > outcomes { self.now + self.stall } else { Time::MAX };
     }
@@ -196,6 +236,9 @@ impl Sim {
     fn start_flow(&mut self, f: FlowId) {
         if let Some(next) = self.flows.get(f as usize + 1) {
             self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
+        }
+        if self.router.is_some() && !self.route_new_flow(f) {
+            return;
         }
         let flow = &mut self.flows[f as usize];
         flow.sender = Some(match &self.protocol {
@@ -226,6 +269,9 @@ impl Sim {
     /// Drain a sender's outputs and re-arm its timer.
     fn drive_sender(&mut self, f: FlowId) {
         let now = self.now;
+        if self.flows[f as usize].no_path {
+            return;
+        }
         loop {
             let Some(sender) = self.flows[f as usize].sender.as_mut() else { return };
             let Some(pkt) = sender.poll_transmit(now) else { break };
@@ -280,9 +326,33 @@ impl Sim {
     fn inject(&mut self, mut pkt: Packet) {
         self.counters.packets_sent += 1;
         pkt.hop = 0;
-        let link = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path)[0];
+        let flow = &self.flows[pkt.flow as usize];
+        let Some(router) = self.router.as_mut() else {
+            let link = flow.route(pkt.reverse, pkt.path)[0];
+            let idx = self.packets.insert(pkt);
+            self.enqueue(link, idx);
+            return;
+        };
         let idx = self.packets.insert(pkt);
-        self.enqueue(link, idx);
+        router.reset(idx);
+        let at = flow.dest(!pkt.reverse);
+        self.forward(idx, at);
+    }
+
+    /// Hop-by-hop routing: packet `idx` at node `at` goes out by the link
+    /// the router picks, or is lost when the tables have no route.
+    fn forward(&mut self, idx: u32, at: dcflow_core::NodeId) {
+        let pkt = self.packets.get(idx);
+        let flow = &self.flows[pkt.flow as usize];
+        let router = self.router.as_mut().expect("hop-by-hop routing");
+        match router.next_link(&self.topo, flow, pkt, idx, at, flow.dest(pkt.reverse), self.now) {
+            Some(link) => self.enqueue(link, idx),
+            None => {
+                self.packets.remove(idx);
+                self.counters.packets_dropped += 1;
+                self.counters.dropped_by_failure += 1;
+            }
+        }
     }
 
     /// A packet enters the output port of `link`: the queue decides first,
@@ -292,8 +362,11 @@ impl Sim {
     /// never hears of the decision, and its next request would be counted
     /// against the stale one.
     fn enqueue(&mut self, link: LinkId, idx: u32) {
-        self.reverse_pass(idx);
         let port = &mut self.ports[link as usize];
+        if !port.up {
+            self.drop_by_failure(idx, link);
+            return;
+        }
         let view = PortView {
             rate: self.topo.links[link as usize].rate,
             queue_bytes: port.queue.bytes(),
@@ -312,12 +385,12 @@ impl Sim {
                     }
                 }
                 Verdict::Dropped => {
-                    self.drop_packet(idx);
+                    self.drop_packet(idx, link);
                     return;
                 }
                 // Only pFabric's queue evicts, and pFabric has no switch
                 // agent: the victim's agent decision needs no undoing.
-                Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt),
+                Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt, link),
             }
         }
         let port = &mut self.ports[link as usize];
@@ -346,23 +419,25 @@ impl Sim {
     /// itself when its own ports run agents (BCube servers relay, so the first
     /// port of a path is a PDQ port too).
     #[inline]
-    fn reverse_pass(&mut self, idx: u32) {
-        if !self.reverse_agents {
-            return;
-        }
+    fn reverse_pass(&mut self, idx: u32, arrived_on: LinkId) {
         let pkt = self.packets.get_mut(idx);
-        if pkt.reverse && pkt.hop > 0 {
-            let arrived_on = self.flows[pkt.flow as usize].route(true, pkt.path)[pkt.hop as usize - 1];
-            let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
-            if paired.agent.wants_reverse() {
-                paired.agent.on_reverse_packet(self.now, pkt);
-            }
+        let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
+        if paired.agent.wants_reverse() {
+            paired.agent.on_reverse_packet(self.now, pkt);
         }
     }
 
-    fn drop_packet(&mut self, idx: u32) {
+    /// A queue or the link's random loss drops packet `idx` at `link`.
+    pub(crate) fn drop_packet(&mut self, idx: u32, link: LinkId) {
         self.packets.remove(idx);
         self.counters.packets_dropped += 1;
+        self.ports[link as usize].drops += 1;
+    }
+
+    /// Packet `idx` is lost to the failure of `link`.
+    pub(crate) fn drop_by_failure(&mut self, idx: u32, link: LinkId) {
+        self.counters.dropped_by_failure += 1;
+        self.drop_packet(idx, link);
     }
 
     /// Start serializing packet `idx` on `link` now. Its arrival at the far end
@@ -380,12 +455,18 @@ impl Sim {
         port.tx_bytes += wire;
         self.counters.packet_hops += 1;
         if port.loss > 0.0 && self.loss_rng.random::<f64>() < port.loss {
-            self.drop_packet(idx);
+            self.drop_packet(idx, link);
             return;
         }
+        let epoch = port.epoch;
         let pkt = self.packets.get(idx);
-        let path = self.flows[pkt.flow as usize].route(pkt.reverse, pkt.path);
-        let last_hop = pkt.hop as usize + 1 == path.len();
+        let to = self.topo.links[link as usize].to;
+        let last_hop = to == self.flows[pkt.flow as usize].dest(pkt.reverse);
+        if let Some(r) = self.router.as_mut() {
+            let from = self.topo.links[link as usize].from;
+            let at_switch = self.topo.forwards(from).then_some(from);
+            r.on_transmit(idx, link, epoch, at_switch, pkt.wire, self.now);
+        }
         let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
         if let Some((f, payload, _)) = data {
             self.flows[f as usize].last_hop_payload += payload as u64;
@@ -410,19 +491,53 @@ impl Sim {
     }
 
     fn arrive(&mut self, idx: u32) {
+        if self.router.is_some() {
+            return self.arrive_routed(idx);
+        }
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
         let (hop, reverse, f, p) = (pkt.hop as usize, pkt.reverse, pkt.flow, pkt.path);
+        let path = self.flows[f as usize].route(reverse, p);
+        if reverse && self.reverse_agents {
+            self.reverse_pass(idx, path[hop - 1]);
+        }
         let path = self.flows[f as usize].route(reverse, p);
         if hop < path.len() {
             let next = path[hop];
             self.enqueue(next, idx);
             return;
         }
-        if reverse {
-            self.reverse_pass(idx);
+        self.deliver(idx);
+    }
+
+    /// Hop-by-hop routing: a packet whose link failed while it flew is
+    /// lost; one at its destination is delivered; any other is forwarded.
+    fn arrive_routed(&mut self, idx: u32) {
+        let router = self.router.as_mut().expect("hop-by-hop routing");
+        let (link, epoch) = router.last_link(idx);
+        if self.ports[link as usize].epoch != epoch {
+            self.drop_by_failure(idx, link);
+            return;
         }
+        let at = self.topo.links[link as usize].to;
+        router.on_arrival(idx, at, self.now);
+        let pkt = self.packets.get_mut(idx);
+        pkt.hop += 1;
+        if pkt.reverse && self.reverse_agents {
+            self.reverse_pass(idx, link);
+        }
+        let pkt = self.packets.get(idx);
+        if at == self.flows[pkt.flow as usize].dest(pkt.reverse) {
+            self.deliver(idx);
+        } else {
+            self.forward(idx, at);
+        }
+    }
+
+    /// Packet `idx` reached its endpoint.
+    fn deliver(&mut self, idx: u32) {
         let pkt = self.packets.remove(idx);
+        let (reverse, f) = (pkt.reverse, pkt.flow);
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         if reverse {

@@ -200,6 +200,14 @@ impl ProtocolConfig {
     pub fn symmetric_paths(&self) -> bool {
         matches!(self, ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_))
     }
+
+    /// Whether the protocol's switches keep per-flow state (PDQ's flow
+    /// lists, D3's and RCP_dc's counters), so that a flow's packets must
+    /// keep to the ports that hold it: under a per-packet routing policy
+    /// such flows pin one path at SYN time (docs/architecture.md, "Routing").
+    pub fn pins_paths(&self) -> bool {
+        matches!(self, ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_))
+    }
 }
 
 /// Every sender, as a closed enum so the engine's hot path never goes through `dyn`.

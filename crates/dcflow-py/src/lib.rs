@@ -121,7 +121,10 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
         series,
         name,
         throughput_bps,
-        queue_bytes
+        queue_bytes,
+        drops,
+        reroutes,
+        up
     ))
 }
 

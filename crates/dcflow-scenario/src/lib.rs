@@ -7,6 +7,7 @@
 //! serde cannot express (a host index outside the topology, a non-monotone CDF)
 //! are done by each section's own `validate` and prefixed here.
 
+pub mod faults;
 pub mod output;
 
 use dcflow_core::{ConfigError, Dur, LinkId};
@@ -16,7 +17,8 @@ use dcflow_proto::{ProtocolConfig, QueueNeed};
 use dcflow_workload::{Context, ExplicitFlow, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
-pub use output::{utilization, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
+pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
+pub use output::{utilization, FlowRecord, LinkSample, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -44,45 +46,6 @@ pub struct MonitorConfig {
 impl Default for MonitorConfig {
     fn default() -> Self {
         MonitorConfig { interval: Dur::us(100), links: vec!["bottleneck".into()], flows: false }
-    }
-}
-
-/// `[faults]`: random loss.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FaultsConfig {
-    /// Probability that a packet is dropped on each faulty link (0 <= loss < 1).
-    pub loss: f64,
-    /// Links that lose packets. Empty = the monitored links, or the bottleneck
-    /// when nothing is monitored (docs/outputs.md).
-    pub links: Vec<String>,
-    /// Which directions of each faulty link lose packets (default both).
-    pub direction: LossDirection,
-}
-
-/// The directions of a faulty link that drop packets. PDQ §5.6 drops "at the
-/// bottleneck link, in both the forward (data) and reverse (acknowledgment)
-/// direction"; one side alone separates the two effects.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LossDirection {
-    /// The link as named and its reverse.
-    #[default]
-    Both,
-    /// The link as named only (for "bottleneck": into host 0, the data of aggregation).
-    Forward,
-    /// Its reverse only (for "bottleneck": out of host 0, the ACKs of aggregation).
-    Reverse,
-}
-
-impl LossDirection {
-    /// (named link loses, its reverse loses).
-    pub fn sides(self) -> (bool, bool) {
-        match self {
-            LossDirection::Both => (true, true),
-            LossDirection::Forward => (true, false),
-            LossDirection::Reverse => (false, true),
-        }
     }
 }
 
@@ -317,7 +280,33 @@ impl Scenario {
         for (i, name) in self.faults.links.iter().enumerate() {
             Self::check_link(&topo, name, &format!("faults.links[{i}]"))?;
         }
-        Ok(())
+        self.faults.link_changes(&topo, self.stop)?;
+        self.check_routing(&topo)
+    }
+
+    /// An adaptive policy needs paths to choose among (and CONGA a leaf
+    /// per host); the fluid engine models neither per-packet path choice
+    /// nor failures.
+    fn check_routing(&self, topo: &Topology) -> Result<(), ConfigError> {
+        let mode = self.topology.routing;
+        if self.engine == Engine::Fluid {
+            dcflow_core::ensure(!mode.adaptive(), "topology.routing", format!("\"{}\" is packet-engine only; with engine = \"fluid\" it is \"ecmp\" or \"single\"", mode.as_str()))?;
+            dcflow_core::ensure(self.faults.events.is_empty(), "faults.events", "timed failures are packet-engine only; remove them or set engine = \"packet\"")?;
+        }
+        if !mode.adaptive() {
+            return Ok(());
+        }
+        let routes = dcflow_net::Routes::new(topo, mode, self.seed);
+        dcflow_core::ensure(
+            routes.has_multipath(topo.hosts),
+            "topology.routing",
+            format!("\"{}\" needs a topology with several equal-cost paths (leaf_spine, fat_tree, bcube, jellyfish, custom); kind \"{}\" has one path per host pair, use \"ecmp\"", mode.as_str(), self.topology.kind.as_str()),
+        )?;
+        dcflow_core::ensure(
+            mode != dcflow_net::RoutingMode::Conga || dcflow_net::Conga::new(topo, self.topology.routing_params().conga).is_some(),
+            "topology.routing",
+            "\"conga\" needs every host under one leaf switch (one link per host), not bcube's multi-homed servers",
+        )
     }
 
     /// Ideal disciplines are fluid-only; packet-level transports (tcp, dctcp,

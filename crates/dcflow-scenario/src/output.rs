@@ -26,6 +26,11 @@ pub struct FlowRecord {
     /// The protocol gave up on the flow (early termination, quenching).
     pub terminated: bool,
     pub bytes_delivered: u64,
+    /// Terminated because link failures left no path to its destination
+    /// (the summary's `flows_no_path`; not a column of the flows table,
+    /// whose columns are a contract).
+    #[serde(skip)]
+    pub no_path: bool,
 }
 
 /// One sample of a monitored link or flow.
@@ -42,6 +47,24 @@ pub struct SeriesRow {
     pub throughput_bps: f64,
     /// Link only: queue occupancy at the end of the interval.
     pub queue_bytes: Option<u64>,
+    /// Link only: packets dropped at the link's port or on the link during
+    /// the interval (queue overflow, eviction, random loss, failure).
+    pub drops: Option<u64>,
+    /// Link only: flows moved off the link by a routing change during the interval.
+    pub reroutes: Option<u64>,
+    /// Link only: whether the link is up at the end of the interval.
+    pub up: Option<bool>,
+}
+
+/// What an engine reads off a monitored link at a sample: cumulative
+/// counters (the recorder turns them into per-interval values) and state.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkSample {
+    pub bits: f64,
+    pub queue_bytes: u64,
+    pub drops: u64,
+    pub reroutes: u64,
+    pub up: bool,
 }
 
 /// The bookkeeping both engines' monitors share: per-link and per-flow
@@ -49,8 +72,8 @@ pub struct SeriesRow {
 /// engine only reads its own cumulative counters and hands them over.
 pub struct SeriesRecorder {
     interval_s: f64,
-    /// (link name as the user wrote it, bits sent at the last sample).
-    links: Vec<(String, f64)>,
+    /// (link name as the user wrote it, its counters at the last sample).
+    links: Vec<(String, LinkSample)>,
     /// Per-flow delivered bytes at the last sample; `None` when flows are not monitored.
     flow_bytes: Option<Vec<u64>>,
     pub rows: Vec<SeriesRow>,
@@ -60,7 +83,10 @@ impl SeriesRecorder {
     pub fn new(interval_s: f64, link_names: Vec<String>, flows: Option<usize>) -> SeriesRecorder {
         SeriesRecorder {
             interval_s,
-            links: link_names.into_iter().map(|n| (n, 0.0)).collect(),
+            links: link_names
+                .into_iter()
+                .map(|n| (n, LinkSample { bits: 0.0, queue_bytes: 0, drops: 0, reroutes: 0, up: true }))
+                .collect(),
             flow_bytes: flows.map(|n| vec![0; n]),
             rows: Vec::new(),
         }
@@ -70,17 +96,20 @@ impl SeriesRecorder {
         self.flow_bytes.is_some()
     }
 
-    /// Monitored link `i` has sent `bits` in all by `time_s`.
-    pub fn link(&mut self, i: usize, time_s: f64, bits: f64, queue_bytes: u64) {
+    /// Monitored link `i` as it is at `time_s`.
+    pub fn link(&mut self, i: usize, time_s: f64, now: LinkSample) {
         let (name, last) = &mut self.links[i];
         self.rows.push(SeriesRow {
             time_s,
             series: "link",
             name: name.clone(),
-            throughput_bps: (bits - *last) / self.interval_s,
-            queue_bytes: Some(queue_bytes),
+            throughput_bps: (now.bits - last.bits) / self.interval_s,
+            queue_bytes: Some(now.queue_bytes),
+            drops: Some(now.drops - last.drops),
+            reroutes: Some(now.reroutes - last.reroutes),
+            up: Some(now.up),
         });
-        *last = bits;
+        *last = now;
     }
 
     /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`; a row is
@@ -89,7 +118,8 @@ impl SeriesRecorder {
         let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
         if bytes > *last || running {
             let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval_s;
-            self.rows.push(SeriesRow { time_s, series: "flow", name: id.to_string(), throughput_bps, queue_bytes: None });
+            let name = id.to_string();
+            self.rows.push(SeriesRow { time_s, series: "flow", name, throughput_bps, queue_bytes: None, drops: None, reroutes: None, up: None });
         }
         *last = bytes;
     }
@@ -155,6 +185,8 @@ pub struct RunStats {
     pub timeouts: u64,
     /// Packet transmissions over links (one per packet per hop).
     pub packet_hops: u64,
+    pub packets_dropped_by_failure: u64,
+    pub reroutes: u64,
 }
 
 /// the summary keys of docs/outputs.md, in its order.
@@ -194,6 +226,13 @@ pub struct Summary {
     pub timeouts: u64,
     /// Packet transmissions over links: the engine's unit of work (benchmarks).
     pub packet_hops: u64,
+    /// Issue 14: packets lost to failed links (included in `packets_dropped`).
+    pub packets_dropped_by_failure: u64,
+    /// Issue 14: flows moved to another path by a routing change.
+    pub reroutes: u64,
+    /// Issue 14: flows terminated because failures left them no path
+    /// (counted in `flows_terminated` too).
+    pub flows_no_path: u64,
 }
 
 pub struct RunOutput {
@@ -254,6 +293,9 @@ impl Summary {
             retransmits: stats.retransmits,
             timeouts: stats.timeouts,
             packet_hops: stats.packet_hops,
+            packets_dropped_by_failure: stats.packets_dropped_by_failure,
+            reroutes: stats.reroutes,
+            flows_no_path: flows.iter().filter(|f| f.no_path).count() as u64,
         }
     }
 }
@@ -320,6 +362,7 @@ mod tests {
             met_deadline: deadline.map(|d| fct.is_some_and(|f| f <= d)),
             terminated: false,
             bytes_delivered: if fct.is_some() { 1000 } else { 0 },
+            no_path: false,
         }
     }
 

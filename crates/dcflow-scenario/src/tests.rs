@@ -140,3 +140,36 @@ fn a_flow_count_that_cannot_fit_in_memory_is_refused_with_an_estimate() {
     assert_eq!(e.key, "workload.flows");
     assert!(e.message.contains("GB of memory"), "{}", e.message);
 }
+
+/// Issue 14's bad inputs: each names its key.
+#[test]
+fn routing_and_timed_faults_name_their_keys() {
+    let ft = "[topology]\nkind = \"fat_tree\"\nk = 4\n";
+    let event = |body: &str| format!("{ft}[[faults.events]]\n{body}\n");
+    let cases = [
+        (event("at = \"1ms\"\nlink = \"agg0_0->core9\"\nstate = \"down\""), "faults.events[0].link"),
+        (event("at = \"1ms\"\nnode = \"core9\"\nstate = \"down\""), "faults.events[0].node"),
+        (event("at = \"1ms\"\nnode = \"h3\"\nstate = \"down\""), "faults.events[0].node"),
+        (event("at = \"1ms\"\nstate = \"down\""), "faults.events[0]"),
+        (format!("stop = \"2ms\"\n{}", event("at = \"3ms\"\nlink = \"agg0_0->core0\"\nstate = \"down\"")), "faults.events[0].at"),
+        (event("at = \"1ms\"\nlink = \"agg0_0->core0\"\nstate = \"up\""), "faults.events[0].state"),
+        (event("at = \"1ms\"\nlink = \"agg0_0->core0\"\nstate = \"sideways\""), "faults.events[0].state"),
+        ("[topology]\nkind = \"star\"\nrouting = \"spray\"\n".to_string(), "topology.routing"),
+        ("[topology]\nkind = \"tree\"\nrouting = \"conga\"\n".to_string(), "topology.routing"),
+        ("[topology]\nkind = \"bcube\"\nrouting = \"conga\"\n".to_string(), "topology.routing"),
+        (format!("{ft}routing = \"ecmp\"\nflowlet_gap = \"1ms\"\n"), "topology.flowlet_gap"),
+        (format!("{ft}routing = \"conga\"\nconga_q = 0\n"), "topology.conga_q"),
+        (format!("{ft}routing = \"flowlet\"\nflowlet_gap = \"0s\"\n"), "topology.flowlet_gap"),
+        (format!("engine = \"fluid\"\n{ft}routing = \"spray\"\n[protocol]\nname = \"fair\"\n"), "topology.routing"),
+    ];
+    for (toml, key) in cases {
+        assert_eq!(err(&toml).key, key, "{toml}");
+    }
+    // A recovery after a failure of the same link is fine, in any file order.
+    let ok = format!(
+        "{ft}[[faults.events]]\nat = \"5ms\"\nlink = \"agg0_0<->core0\"\nstate = \"up\"\n\
+         [[faults.events]]\nat = \"1ms\"\nlink = \"agg0_0<->core0\"\nstate = \"down\"\n"
+    );
+    let s = Scenario::from_toml(&ok).unwrap();
+    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "resolved faults parse back");
+}

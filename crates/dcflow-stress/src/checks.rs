@@ -150,6 +150,7 @@ mod tests {
             met_deadline: None,
             terminated,
             bytes_delivered: delivered,
+            no_path: false,
         }
     }
 

@@ -1,0 +1,136 @@
+//! Links that fail and recover during a run (`[[faults.events]]`), and how
+//! routing reacts (`faults.convergence`).
+//!
+//! A link that goes down loses the packets queued at its port, the packet
+//! it is serializing and every packet in flight on it (their epoch no
+//! longer matches), and every packet sent into it until it is up again.
+//! Routing converges `convergence` after each change: the tables are
+//! recomputed without the links down at that moment. Until then ECMP keeps
+//! hashing onto the dead link. At convergence a pinned flow whose path
+//! crosses a dead link pins a new path, and a flow whose destination can no
+//! longer be reached is terminated and marked `no_path`.
+
+use crate::flows::base_rtt;
+use crate::sim::{Event, Sim};
+use dcflow_core::{FlowId, LinkId};
+use dcflow_net::FlowKey;
+
+impl Sim {
+    /// Timed fault `i` happens now.
+    pub(crate) fn link_change(&mut self, i: u32) {
+        let change = self.changes[i as usize].clone();
+        for &l in &change.links {
+            let port = &mut self.ports[l as usize];
+            if change.up {
+                port.up = true;
+                continue;
+            }
+            port.up = false;
+            port.epoch += 1;
+            port.busy_until = port.busy_until.min(self.now);
+            port.last_hop_data = None;
+            while let Some(e) = self.ports[l as usize].queue.dequeue() {
+                self.drop_by_failure(e.pkt, l);
+            }
+        }
+        if self.convergence == dcflow_core::Dur::ZERO {
+            self.converge();
+        } else {
+            self.events.push(self.now + self.convergence, Event::Converge);
+        }
+    }
+
+    /// Routing converges on the links that are down now.
+    pub(crate) fn converge(&mut self) {
+        let down: Vec<bool> = self.ports.iter().map(|p| !p.up).collect();
+        let before: Vec<Option<Vec<LinkId>>> = (0..self.flows.len()).map(|f| self.reference_path(f as FlowId)).collect();
+        self.router.as_mut().expect("faults route hop by hop").converge(&self.topo, &down);
+        for f in 0..self.flows.len() as FlowId {
+            let flow = &self.flows[f as usize];
+            if flow.sender.is_none() || flow.done() {
+                continue;
+            }
+            let (src, dst) = (flow.spec.src, flow.spec.dst);
+            let routes = self.router.as_ref().expect("checked").routes();
+            if routes.hops(src, dst).is_none() {
+                self.terminate_no_path(f);
+                continue;
+            }
+            if flow.pinned && flow.fwd.iter().chain(&flow.rev).any(|&l| down[l as usize]) && !self.pin(f) {
+                self.terminate_no_path(f);
+                continue;
+            }
+            let after = self.reference_path(f);
+            if let (Some(old), Some(new)) = (&before[f as usize], &after) {
+                if old != new {
+                    self.counters.reroutes += 1;
+                    for &l in old.iter().filter(|l| !new.contains(l)) {
+                        self.ports[l as usize].reroutes += 1;
+                    }
+                }
+            }
+        }
+        self.progress();
+    }
+
+    /// The forward path flow `f` takes under the current tables: its pinned
+    /// path, or its ECMP path (the reference of the per-packet policies);
+    /// `None` for flows not running or unreachable.
+    fn reference_path(&self, f: FlowId) -> Option<Vec<LinkId>> {
+        let flow = &self.flows[f as usize];
+        if flow.sender.is_none() || flow.done() {
+            return None;
+        }
+        if flow.pinned {
+            return Some(flow.fwd.clone());
+        }
+        self.router.as_ref()?.routes().try_path(flow.spec.src, flow.spec.dst, flow.hash)
+    }
+
+    /// A starting flow under hop-by-hop routing: pin its paths if its
+    /// protocol keeps state in the switches; terminate it if its
+    /// destination cannot be reached. Returns whether it may start.
+    pub(crate) fn route_new_flow(&mut self, f: FlowId) -> bool {
+        let flow = &self.flows[f as usize];
+        let reachable = self.router.as_ref().expect("checked").routes().hops(flow.spec.src, flow.spec.dst).is_some();
+        let pins = self.pins_paths && flow.extra.is_empty();
+        if reachable && (!pins || self.pin(f)) {
+            return true;
+        }
+        self.started += 1;
+        self.terminate_no_path(f);
+        false
+    }
+
+    /// Pin flow `f`'s data path by its switches' choices now, and its reply
+    /// path (retracing it where the protocol needs that, as PDQ does).
+    /// Returns false when there is no path.
+    fn pin(&mut self, f: FlowId) -> bool {
+        let now = self.now;
+        let flow = &self.flows[f as usize];
+        let (src, dst, hash) = (flow.spec.src, flow.spec.dst, flow.hash);
+        let router = self.router.as_mut().expect("checked");
+        let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, 0), hash, now) else { return false };
+        let rev = if self.protocol_symmetric {
+            fwd.iter().rev().map(|&l| self.topo.reverse(l)).collect()
+        } else {
+            let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, 0), hash, now) else { return false };
+            rev
+        };
+        let flow = &mut self.flows[f as usize];
+        flow.info.line_rate = self.topo.links[fwd[0] as usize].rate;
+        flow.info.base_rtt = base_rtt(&self.topo, &fwd, &rev);
+        flow.fwd = fwd;
+        flow.rev = rev;
+        flow.pinned = true;
+        true
+    }
+
+    fn terminate_no_path(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        flow.no_path = true;
+        flow.terminated = true;
+        self.open_flows -= 1;
+        self.progress();
+    }
+}

@@ -1,0 +1,142 @@
+//! Hop-by-hop routing for runs whose paths can change while packets fly:
+//! an adaptive policy (`spray`, `flowlet`, `conga`) or timed link failures
+//! (docs/architecture.md, "Routing"). Runs with neither follow each flow's
+//! path fixed at set-up and never build a `Router`, so they keep the fast
+//! path (and give byte-identical results: per-hop ECMP hashes exactly as
+//! the per-flow path does).
+//!
+//! At each node a packet asks for its next link: a flow with a pinned path
+//! takes the pinned link out of that node; any other packet gets the
+//! switch's policy choice among the next hops of the current routing tables,
+//! which leave failed links out only once routing has converged.
+
+use crate::flows::FlowState;
+use dcflow_core::{LinkId, NodeId, RngStream, Time};
+use dcflow_net::{Choice, Conga, CongaTag, FlowKey, PathPolicy, Routes, RoutingParams, Topology};
+use dcflow_proto::Packet;
+
+/// What the router remembers of a packet in flight (by arena slot).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The link it was last sent on, and that link's failure epoch then:
+    /// if the link failed since, the packet is lost.
+    link: LinkId,
+    epoch: u32,
+    tag: CongaTag,
+}
+
+pub struct Router {
+    routes: Routes,
+    params: RoutingParams,
+    seed: u64,
+    policy: PathPolicy,
+    slots: Vec<Slot>,
+    buf: Vec<(LinkId, NodeId)>,
+}
+
+impl Router {
+    pub fn new(topo: &Topology, params: RoutingParams, seed: u64, rng: RngStream) -> Router {
+        let routes = Routes::new(topo, params.mode, seed);
+        let conga = (params.mode == dcflow_net::RoutingMode::Conga)
+            .then(|| Conga::new(topo, params.conga).expect("validated: one leaf per host"));
+        let policy = PathPolicy::new(params, rng, routes.salt(), conga);
+        Router { routes, params, seed, policy, slots: Vec::new(), buf: Vec::new() }
+    }
+
+    /// Routing has converged on the links that are down now.
+    pub fn converge(&mut self, topo: &Topology, down: &[bool]) {
+        self.routes = Routes::without(topo, self.params.mode, self.seed, down);
+    }
+
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
+    /// A packet enters the network in slot `idx`: a fresh slot, untagged.
+    pub fn reset(&mut self, idx: u32) {
+        let i = idx as usize;
+        if i >= self.slots.len() {
+            self.slots.resize(i + 1, Slot::default());
+        }
+        self.slots[i] = Slot::default();
+    }
+
+    /// The link (and its epoch at the time) the packet was last sent on.
+    pub fn last_link(&self, idx: u32) -> (LinkId, u32) {
+        let s = &self.slots[idx as usize];
+        (s.link, s.epoch)
+    }
+
+    /// Packet `idx` starts serializing on `link`, which leaves node `from`.
+    pub fn on_transmit(&mut self, idx: u32, link: LinkId, epoch: u32, from_switch: Option<NodeId>, wire: u32, now: Time) {
+        let s = &mut self.slots[idx as usize];
+        s.link = link;
+        s.epoch = epoch;
+        if let (Some(g), Some(from)) = (self.policy.conga.as_mut(), from_switch) {
+            g.on_transmit(link, from, wire, now, &mut s.tag);
+        }
+    }
+
+    /// Packet `idx` reached `node` (CONGA's destination leaf reads its tag).
+    pub fn on_arrival(&mut self, idx: u32, node: NodeId, now: Time) {
+        if let Some(g) = self.policy.conga.as_mut() {
+            g.on_leaf_arrival(node, now, &mut self.slots[idx as usize].tag);
+        }
+    }
+
+    /// The link packet `pkt` (slot `idx`) of `flow` leaves `at` by, towards
+    /// `dst`; `None` when the current tables have no route.
+    #[allow(clippy::too_many_arguments)]
+    pub fn next_link(&mut self, topo: &Topology, flow: &FlowState, pkt: &Packet, idx: u32, at: NodeId, dst: NodeId, now: Time) -> Option<LinkId> {
+        if flow.pinned {
+            // A packet still on a path the flow has left since (rerouted
+            // while it flew) is routed by the tables from where it is.
+            let route = flow.route(pkt.reverse, pkt.path);
+            if let Some(&l) = route.iter().find(|&&l| topo.links[l as usize].from == at) {
+                return Some(l);
+            }
+        }
+        let tag = &mut self.slots[idx as usize].tag;
+        choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, FlowKey::new(pkt.flow, pkt.reverse, pkt.path), flow.hash, now, tag)
+    }
+
+    /// The path a flow pins when its SYN goes out (PDQ, D3, RCP_dc and S3
+    /// keep per-flow state in the switches, so their packets must keep to
+    /// one path): every switch on the way makes its policy's choice for
+    /// the flow's first packet; `None` when `dst` is unreachable.
+    pub fn pin(&mut self, topo: &Topology, src: NodeId, dst: NodeId, key: FlowKey, hash: u64, now: Time) -> Option<Vec<LinkId>> {
+        let mut path = Vec::new();
+        let mut at = src;
+        let mut tag = CongaTag::default();
+        while at != dst {
+            let l = choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, hash, now, &mut tag)?;
+            path.push(l);
+            at = topo.links[l as usize].to;
+        }
+        Some(path)
+    }
+}
+
+/// The policy's pick among the next hops from `at` to `dst`.
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    routes: &Routes,
+    policy: &mut PathPolicy,
+    buf: &mut Vec<(LinkId, NodeId)>,
+    at: NodeId,
+    dst: NodeId,
+    key: FlowKey,
+    ecmp_hash: u64,
+    now: Time,
+    tag: &mut CongaTag,
+) -> Option<LinkId> {
+    routes.candidates_into(at, dst, buf);
+    match buf.len() {
+        0 => None,
+        1 => Some(buf[0].0),
+        _ => {
+            let c = Choice { node: at, dst, key, ecmp_hash, candidates: buf, now };
+            Some(buf[policy.pick(&c, tag)].0)
+        }
+    }
+}
