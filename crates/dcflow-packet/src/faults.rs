@@ -56,7 +56,7 @@ impl Sim {
                 self.terminate_no_path(f);
                 continue;
             }
-            if flow.pinned && flow.fwd.iter().chain(&flow.rev).any(|&l| down[l as usize]) && !self.pin(f) {
+            if flow.pinned && !self.repin_broken_paths(f, &down) {
                 self.terminate_no_path(f);
                 continue;
             }
@@ -88,40 +88,71 @@ impl Sim {
     }
 
     /// A starting flow under hop-by-hop routing: pin its paths if its
-    /// protocol keeps state in the switches; terminate it if its
-    /// destination cannot be reached. Returns whether it may start.
+    /// protocol keeps state in the switches (M-PDQ's subflows keep the
+    /// paths chosen at set-up); terminate it if its destination cannot be
+    /// reached. Returns whether it may start.
     pub(crate) fn route_new_flow(&mut self, f: FlowId) -> bool {
         let flow = &self.flows[f as usize];
         let reachable = self.router.as_ref().expect("checked").routes().hops(flow.spec.src, flow.spec.dst).is_some();
-        let pins = self.pins_paths && flow.extra.is_empty();
-        if reachable && (!pins || self.pin(f)) {
-            return true;
+        let ok = reachable
+            && match (self.pins_paths, flow.extra.is_empty()) {
+                (false, _) => true,
+                (true, true) => self.pin(f, 0),
+                (true, false) => {
+                    self.flows[f as usize].pinned = true;
+                    true
+                }
+            };
+        if !ok {
+            self.started += 1;
+            self.terminate_no_path(f);
         }
-        self.started += 1;
-        self.terminate_no_path(f);
-        false
+        ok
     }
 
-    /// Pin flow `f`'s data path by its switches' choices now, and its reply
-    /// path (retracing it where the protocol needs that, as PDQ does).
+    /// Pin a new path for each of flow `f`'s paths that crosses a link
+    /// down in `down`; false when one has no path left.
+    fn repin_broken_paths(&mut self, f: FlowId, down: &[bool]) -> bool {
+        let flow = &self.flows[f as usize];
+        let broken: Vec<u8> = (0..=flow.extra.len() as u8)
+            .filter(|&p| flow.route(false, p).iter().chain(flow.route(true, p)).any(|&l| down[l as usize]))
+            .collect();
+        broken.into_iter().all(|p| self.pin(f, p))
+    }
+
+    /// Pin path `p` of flow `f` (its data path and its reply path,
+    /// retracing it where the protocol needs that, as PDQ does) by its
+    /// switches' choices now. The ports the flow leaves forget it and its
+    /// sender hears of the change ([`dcflow_proto::Sender::path_changed`]).
     /// Returns false when there is no path.
-    fn pin(&mut self, f: FlowId) -> bool {
+    fn pin(&mut self, f: FlowId, p: u8) -> bool {
         let now = self.now;
         let flow = &self.flows[f as usize];
         let (src, dst, hash) = (flow.spec.src, flow.spec.dst, flow.hash);
         let router = self.router.as_mut().expect("checked");
-        let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, 0), hash, now) else { return false };
+        let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, p), hash, now) else { return false };
         let rev = if self.protocol_symmetric {
             fwd.iter().rev().map(|&l| self.topo.reverse(l)).collect()
         } else {
-            let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, 0), hash, now) else { return false };
+            let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, p), hash, now) else { return false };
             rev
         };
+        let left: Vec<LinkId> = self.flows[f as usize].route(false, p).iter().copied().filter(|l| !fwd.contains(l)).collect();
+        for l in left {
+            self.ports[l as usize].agent.forget(f, p);
+        }
         let flow = &mut self.flows[f as usize];
-        flow.info.line_rate = self.topo.links[fwd[0] as usize].rate;
-        flow.info.base_rtt = base_rtt(&self.topo, &fwd, &rev);
-        flow.fwd = fwd;
-        flow.rev = rev;
+        if let Some(s) = flow.sender.as_mut() {
+            s.path_changed(now, p);
+        }
+        if p == 0 {
+            flow.info.line_rate = self.topo.links[fwd[0] as usize].rate;
+            flow.info.base_rtt = base_rtt(&self.topo, &fwd, &rev);
+            flow.fwd = fwd;
+            flow.rev = rev;
+        } else {
+            flow.extra[p as usize - 1] = (fwd, rev);
+        }
         flow.pinned = true;
         true
     }

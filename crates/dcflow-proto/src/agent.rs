@@ -51,6 +51,19 @@ impl PortAgent {
         }
     }
 
+    /// Flow `flow` (path `path`) was moved off this port by a routing
+    /// change: its state here goes, as if its FIN or TERM had passed
+    /// (docs/fidelity.md, "Routing": the papers have no rule for a path
+    /// change; D3 §4.4 counts on its counters being soft state, PDQ has no
+    /// expiry and a stale accepted entry would hold the port's bandwidth).
+    pub fn forget(&mut self, flow: FlowId, path: u8) {
+        match self {
+            PortAgent::Forward => {}
+            PortAgent::Rate(a) => a.forget(flow),
+            PortAgent::Pdq(a) => a.on_term(crate::pdq::subflow_id(flow, path)),
+        }
+    }
+
     /// Whether the agent wants [`PortAgent::on_reverse_packet`] calls.
     #[inline]
     pub fn wants_reverse(&self) -> bool {

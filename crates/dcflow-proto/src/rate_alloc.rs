@@ -111,6 +111,13 @@ impl RateAllocator {
         self.last_update = now;
     }
 
+    /// The flow no longer uses this port: its grant and demand go.
+    pub fn forget(&mut self, flow: FlowId) {
+        let held = self.ledger.remove(&flow).unwrap_or_default();
+        self.allocated -= held.alloc;
+        self.demand -= held.desired;
+    }
+
     /// Process one forward packet carrying a rate request (Snippet 1).
     pub fn on_packet(&mut self, now: Time, port: &PortView, hop: usize, pkt: &mut Packet) {
         if pkt.reverse {

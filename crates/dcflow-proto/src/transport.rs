@@ -230,6 +230,17 @@ macro_rules! each_sender {
 }
 
 impl Sender {
+    /// Routing moved the flow's path `path` (docs/fidelity.md, "Routing"):
+    /// no paper has a rule for it. A PDQ flow paused by a switch that is no
+    /// longer on its path would stay paused for ever (only the pausing
+    /// switch clears P_H, Algorithms 1-3), so its sender forgets who paused
+    /// it and the new path's switches decide afresh.
+    pub fn path_changed(&mut self, now: Time, path: u8) {
+        if let Sender::Pdq(s) = self {
+            s.path_changed(now, path);
+        }
+    }
+
     pub fn retransmits(&self) -> u64 {
         each_sender!(self, s => s.retransmits())
     }

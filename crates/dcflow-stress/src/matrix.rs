@@ -1,7 +1,8 @@
 //! What the stress matrix runs (issue 12): every packet-engine protocol and
 //! variant ([`PROTOCOLS`]) on every scenario ([`scenarios`]): incast into one
 //! 1 Gbps port, Poisson all-to-all on the 12-host tree and a k = 4 fat-tree,
-//! and both again with 1% random loss.
+//! both again with 1% random loss, and the fat-tree with a core link and a
+//! core switch that fail and recover during the run (issue 14).
 
 use dcflow_core::Dur;
 
@@ -85,13 +86,16 @@ pub struct StressScenario {
     pub label: String,
     /// TOML of `[topology]`, `[workload]` and `[faults]`.
     pub sections: String,
+    /// `[[faults.events]]`: the packet runs only. The fair reference is the
+    /// same flows on the intact network (the fluid engine has no failures).
+    pub events: String,
 }
 
 impl StressScenario {
     /// The scenario under `protocol` on the packet engine, ended at `stop`.
     pub fn packet_toml(&self, protocol: &Protocol, stop: Dur) -> String {
         let stop_us = stop.as_secs_f64() * 1e6;
-        format!("seed = {SEED}\nstop = \"{stop_us:.0}us\"\n[protocol]\n{}\n{}", protocol.keys, self.sections)
+        format!("seed = {SEED}\nstop = \"{stop_us:.0}us\"\n[protocol]\n{}\n{}{}", protocol.keys, self.sections, self.events)
     }
 
     /// The same flows under ideal max-min fair sharing (the fluid engine).
@@ -110,6 +114,7 @@ pub fn incast(senders: u32, deadlines: bool, lossy: bool) -> StressScenario {
     let deadline = if deadlines { format!("{DEADLINES}\n") } else { String::new() };
     let faults = if lossy { format!("[faults]\nloss = {LOSS}\ndirection = \"both\"\n") } else { String::new() };
     StressScenario {
+        events: String::new(),
         label: format!("incast-{senders}{}{}", if deadlines { "-deadline" } else { "" }, lossy_suffix(lossy)),
         sections: format!(
             "[topology]\nkind = \"star\"\nhosts = {}\n\
@@ -152,7 +157,28 @@ pub fn poisson(fabric: Fabric, load: f64, lossy: bool) -> StressScenario {
         fabric.topology()
     );
     let faults = if lossy { access_link_loss(&base) } else { String::new() };
-    StressScenario { label: format!("{}-{load}{}", fabric.label(), lossy_suffix(lossy)), sections: base + &faults }
+    StressScenario { label: format!("{}-{load}{}", fabric.label(), lossy_suffix(lossy)), sections: base + &faults, events: String::new() }
+}
+
+/// The fat-tree at `load` while a core link (both directions) is down from
+/// 5 to 30 ms and core switch `core1` from 10 to 40 ms, routing converging
+/// 1 ms after each change: flows crossing them lose packets until they are
+/// rerouted, and every flow must still finish or end by its protocol's rule.
+pub fn link_failure(load: f64) -> StressScenario {
+    let mut s = poisson(Fabric::FatTree, load, false);
+    s.label = format!("fattree-{load}-linkfail");
+    s.sections += "[faults]\nconvergence = \"1ms\"\n";
+    let events = [
+        ("5ms", "link = \"core0<->agg0_0\"", "down"),
+        ("10ms", "node = \"core1\"", "down"),
+        ("30ms", "link = \"core0<->agg0_0\"", "up"),
+        ("40ms", "node = \"core1\"", "up"),
+    ];
+    s.events = events
+        .iter()
+        .map(|(at, what, state)| format!("[[faults.events]]\nat = \"{at}\"\n{what}\nstate = \"{state}\"\n"))
+        .collect();
+    s
 }
 
 /// `[faults]` losing [`LOSS`] / 2 on both directions of every host's access link.
@@ -187,6 +213,7 @@ pub fn scenarios() -> Vec<StressScenario> {
             all.extend(LOADS.iter().map(|&load| poisson(fabric, load, lossy)));
         }
     }
+    all.push(link_failure(0.6));
     all
 }
 

@@ -1,6 +1,7 @@
 //! The slice of the stress matrix that `make test` runs (in release, under a
-//! minute on 2 cores): every protocol on a 100-sender incast with deadlines
-//! and on the lossy fat-tree at load 0.9, and the explicit-rate protocols
+//! minute on 2 cores): every protocol on a 100-sender incast with deadlines,
+//! on the lossy fat-tree at load 0.9 and on the fat-tree whose core link
+//! and switch fail and recover (issue 14), and the explicit-rate protocols
 //! and pFabric on the 500-sender incast. `make stress` runs the whole matrix.
 
 use dcflow_stress::matrix::{self, StressScenario};
@@ -45,6 +46,7 @@ fn the_slice_passes_but_for_the_known_failures() {
     let every: Vec<&str> = matrix::PROTOCOLS.iter().map(|p| p.label).collect();
     let mut cells = run(&every, matrix::incast(100, true, false));
     cells.extend(run(&every, matrix::poisson(matrix::Fabric::FatTree, 0.9, true)));
+    cells.extend(run(&every, matrix::link_failure(0.6)));
     cells.extend(run(INCAST_500, matrix::incast(500, true, false)));
 
     let known: BTreeSet<(&str, &str)> = KNOWN_FAILURES.iter().copied().collect();

@@ -4,6 +4,7 @@
 
 use super::header::{PdqHeader, NOBODY};
 use crate::pacing::Pacer;
+use crate::{Packet, Sched};
 use dcflow_core::{Dur, Time};
 
 /// How a paused sender times its probes from the replies' I_H.
@@ -53,6 +54,8 @@ pub(super) struct PathControl {
     pub pacer: Pacer,
     /// When the last packet of any kind left (probes are timed from it).
     pub last_sent_at: Time,
+    /// When routing last moved this path ([`PathControl::path_changed`]).
+    pub path_changed_at: Time,
 }
 
 impl PathControl {
@@ -68,6 +71,27 @@ impl PathControl {
             control_sent_at: Time::ZERO,
             pacer: Pacer::default(),
             last_sent_at: start,
+            path_changed_at: Time::ZERO,
+        }
+    }
+
+    /// Routing moved the path (no paper has a rule for it;
+    /// docs/fidelity.md, "Routing"): a flow paused by a switch no longer on
+    /// its path would stay paused for ever (only the pausing switch clears
+    /// P_H), so the sender forgets who paused it, and replies to packets
+    /// sent before the change, which carry the old path's decisions, are
+    /// not taken ([`PathControl::feedback`]).
+    pub fn path_changed(&mut self, now: Time) {
+        self.pause_by = NOBODY;
+        self.path_changed_at = now;
+    }
+
+    /// The scheduling header of a reply, unless it answers a packet sent
+    /// before the path last changed.
+    pub fn feedback(&self, pkt: &Packet) -> Option<PdqHeader> {
+        match &pkt.sched {
+            Sched::Pdq(h) if pkt.sent_at >= self.path_changed_at => Some(*h),
+            _ => None,
         }
     }
 

@@ -155,6 +155,14 @@ impl PdqSender {
         self.ctl.rate
     }
     /// P_S.
+    /// See [`crate::Sender::path_changed`].
+    pub fn path_changed(&mut self, now: Time, path: u8) {
+        match &mut self.multi {
+            Some(m) => m.path_changed(now, path),
+            None => self.ctl.path_changed(now),
+        }
+    }
+
     pub fn paused_by(&self) -> u32 {
         self.ctl.pause_by
     }
@@ -263,10 +271,7 @@ impl Endpoint for PdqSender {
             let sample = now.since(pkt.sent_at);
             self.ctl.srtt = Dur((self.ctl.srtt.0 * 7 + sample.0) / 8);
         }
-        let feedback = match &pkt.sched {
-            Sched::Pdq(h) => Some(*h),
-            _ => None,
-        };
+        let feedback = self.ctl.feedback(pkt);
         match pkt.kind {
             PacketKind::SynAck if self.phase == Phase::Connecting => {
                 self.phase = Phase::Sending;

@@ -419,6 +419,13 @@ impl MpdqSender {
         }
     }
 
+    /// Routing moved subflow `path` ([`crate::Sender::path_changed`]).
+    pub fn path_changed(&mut self, now: Time, path: u8) {
+        if let Some(s) = self.subs.get_mut(path as usize) {
+            s.ctl.path_changed(now);
+        }
+    }
+
     pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         let sub = pkt.path as usize;
         if sub >= self.subs.len() {
@@ -429,10 +436,7 @@ impl MpdqSender {
             let sample = now.since(pkt.sent_at);
             s.ctl.srtt = Dur((s.ctl.srtt.0 * 7 + sample.0) / 8);
         }
-        let feedback = match &pkt.sched {
-            Sched::Pdq(h) => Some(*h),
-            _ => None,
-        };
+        let feedback = self.subs[sub].ctl.feedback(pkt);
         let phase = self.subs[sub].phase;
         match pkt.kind {
             PacketKind::SynAck if phase == SubPhase::Connecting => {
