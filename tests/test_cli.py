@@ -176,6 +176,16 @@ BAD_SCENARIOS = {
                       '{ dist = "cdf", file = "sizes.csv" }'),
         "workload.size.file", ["sizes.csv"],
     ),
+    # Issue 14: timed faults and routing policies.
+    "unknown link in a fault": (SMALL + '[[faults.events]]\nat = "1ms"\nlink = "sw->h9"\nstate = "down"\n',
+                                "faults.events[0].link", ["sw->h9", "dcflow topo"]),
+    "recovery before failure": (SMALL + '[[faults.events]]\nat = "1ms"\nlink = "sw->h1"\nstate = "up"\n',
+                                "faults.events[0].state", ["down"]),
+    "fault after stop": (SMALL.replace('name = "small"', 'name = "small"\nstop = "1ms"')
+                         + '[[faults.events]]\nat = "2ms"\nnode = "sw"\nstate = "down"\n',
+                         "faults.events[0].at", ["stop"]),
+    "policy without multipath": (SMALL.replace('link_rate = "1Gbps"', 'link_rate = "1Gbps"\nrouting = "spray"'),
+                                 "topology.routing", ["spray", "ecmp"]),
 }
 
 
