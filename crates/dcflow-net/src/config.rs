@@ -413,11 +413,11 @@ impl TopologyConfig {
                 r.conga_alpha = Some(p.conga.dre_alpha);
                 r.conga_aging = Some(p.conga.aging);
             }
-            RoutingMode::Ecmp | RoutingMode::Single => {}
+            RoutingMode::Ecmp | RoutingMode::Single | RoutingMode::Memr => {}
         }
         match self.queue {
             QueueDiscipline::Ecn => r.ecn_threshold = Some(self.ecn_threshold_or_default()),
-            QueueDiscipline::Priority => {
+            QueueDiscipline::Priority | QueueDiscipline::PriorityPushout => {
                 r.priority_classes = Some(self.priority_classes_or_default())
             }
             QueueDiscipline::DropTail | QueueDiscipline::Pfabric => {}
@@ -448,9 +448,9 @@ impl TopologyConfig {
             format!("is only used by queue = \"ecn\", not \"{q}\""),
         )?;
         ensure(
-            self.priority_classes.is_none() || self.queue == QueueDiscipline::Priority,
+            self.priority_classes.is_none() || matches!(self.queue, QueueDiscipline::Priority | QueueDiscipline::PriorityPushout),
             "priority_classes",
-            format!("is only used by queue = \"priority\", not \"{q}\""),
+            format!("is only used by queue = \"priority\" or \"priority_pushout\", not \"{q}\""),
         )?;
         ensure(
             self.link_rate > Rate::ZERO,

@@ -37,13 +37,16 @@ pub enum RoutingMode {
     Flowlet,
     /// CONGA (Alizadeh et al., SIGCOMM'14).
     Conga,
+    /// MERP's MEMR (papers/003 §5): each switch picks a new flow's next hop
+    /// at SYN time from its ports' MERP flow tables (protocol `merp` only).
+    Memr,
 }
 
 impl RoutingMode {
     /// Whether the choice can differ between packets of one flow, so the
     /// engine routes hop by hop instead of following a path fixed at set-up.
     pub fn adaptive(self) -> bool {
-        matches!(self, RoutingMode::Spray | RoutingMode::Flowlet | RoutingMode::Conga)
+        matches!(self, RoutingMode::Spray | RoutingMode::Flowlet | RoutingMode::Conga | RoutingMode::Memr)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +56,7 @@ impl RoutingMode {
             RoutingMode::Spray => "spray",
             RoutingMode::Flowlet => "flowlet",
             RoutingMode::Conga => "conga",
+            RoutingMode::Memr => "memr",
         }
     }
 }
@@ -147,7 +151,9 @@ impl PathPolicy {
     pub fn pick(&mut self, c: &Choice, tag: &mut CongaTag) -> usize {
         let n = c.candidates.len();
         match self.params.mode {
-            RoutingMode::Ecmp => self.ecmp(c),
+            // MEMR decides only for a SYN, through the engine's pin hook;
+            // any other packet hashes like ECMP.
+            RoutingMode::Ecmp | RoutingMode::Memr => self.ecmp(c),
             RoutingMode::Single => 0,
             RoutingMode::Spray => match self.params.spray_order {
                 SprayOrder::Random => self.rng.random_range(0..n),

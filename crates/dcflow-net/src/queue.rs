@@ -18,6 +18,9 @@ pub enum QueueDiscipline {
     Ecn,
     Priority,
     Pfabric,
+    /// Strict priority whose full buffer pushes out its lowest-priority
+    /// packet for a more important arrival (MERP §4.3.1).
+    PriorityPushout,
 }
 
 impl QueueDiscipline {
@@ -27,6 +30,7 @@ impl QueueDiscipline {
             QueueDiscipline::Ecn => "ecn",
             QueueDiscipline::Priority => "priority",
             QueueDiscipline::Pfabric => "pfabric",
+            QueueDiscipline::PriorityPushout => "priority_pushout",
         }
     }
 }
@@ -62,6 +66,11 @@ enum Discipline {
         q: VecDeque<QEntry>,
     },
     Priority(Vec<VecDeque<QEntry>>),
+    /// Per-class FIFOs; `slots` is the buffer size in packets.
+    Pushout {
+        classes: Vec<VecDeque<QEntry>>,
+        slots: usize,
+    },
     /// Entries in arrival order; `slots` is the buffer size in packets.
     Pfabric {
         q: Vec<QEntry>,
@@ -127,6 +136,20 @@ impl PortQueue {
         )
     }
 
+    /// MERP's switch queue (papers/003 §4.3.1): "if the buffer (priority
+    /// queue) is not full, MERP adds the new packet into the queue,
+    /// otherwise, MERP discards the packet with the lowest priority in the
+    /// queue and then adds the new packet"; dequeue takes the highest
+    /// priority. The buffer is counted in packets, `capacity / mtu` slots
+    /// (§6.1 gives "100 packets"), so one push-out makes room. The newest
+    /// packet of the lowest class goes; an arrival that is itself of the
+    /// lowest class present is dropped instead.
+    pub fn priority_pushout(capacity: Bytes, mtu: u32, classes: u32) -> PortQueue {
+        assert!(classes >= 1);
+        let slots = (capacity.0 / mtu.max(1) as u64).max(1) as usize;
+        PortQueue::with(capacity, Discipline::Pushout { classes: vec![VecDeque::new(); classes as usize], slots })
+    }
+
     fn with(capacity: Bytes, disc: Discipline) -> PortQueue {
         PortQueue {
             capacity: capacity.0,
@@ -180,6 +203,24 @@ impl PortQueue {
                 classes[c].push_back(e);
                 Verdict::Accepted { mark_ce: false }
             }
+            Discipline::Pushout { classes, slots } => {
+                let c = e.prio.min(classes.len() as u64 - 1) as usize;
+                if self.len < *slots {
+                    classes[c].push_back(e);
+                    Verdict::Accepted { mark_ce: false }
+                } else {
+                    match classes.iter().rposition(|q| !q.is_empty()) {
+                        Some(lowest) if lowest > c => {
+                            let out = classes[lowest].pop_back().expect("not empty");
+                            classes[c].push_back(e);
+                            self.bytes -= out.wire as u64;
+                            self.bytes += e.wire as u64;
+                            return Verdict::AcceptedEvicting(out);
+                        }
+                        _ => return Verdict::Dropped,
+                    }
+                }
+            }
             Discipline::Pfabric { q, slots } => {
                 if q.len() < *slots && fits {
                     q.push(e);
@@ -209,7 +250,9 @@ impl PortQueue {
     pub fn dequeue(&mut self) -> Option<QEntry> {
         let e = match &mut self.disc {
             Discipline::DropTail(q) | Discipline::Ecn { q, .. } => q.pop_front(),
-            Discipline::Priority(classes) => classes.iter_mut().find_map(|c| c.pop_front()),
+            Discipline::Priority(classes) | Discipline::Pushout { classes, .. } => {
+                classes.iter_mut().find_map(|c| c.pop_front())
+            }
             Discipline::Pfabric { q, .. } => {
                 // min_by_key returns the first minimum: the earliest among ties.
                 let best = q

@@ -174,6 +174,7 @@ impl Topology {
             QueueDiscipline::Ecn => PortQueue::ecn(cap, self.ecn_threshold),
             QueueDiscipline::Priority => PortQueue::priority(cap, self.priority_classes),
             QueueDiscipline::Pfabric => PortQueue::pfabric(cap, self.mtu),
+            QueueDiscipline::PriorityPushout => PortQueue::priority_pushout(cap, self.mtu, self.priority_classes),
         }
     }
 

@@ -14,6 +14,8 @@ use crate::flows::base_rtt;
 use crate::sim::{Event, Sim};
 use dcflow_core::{FlowId, LinkId};
 use dcflow_net::FlowKey;
+use dcflow_proto::merp::memr;
+use dcflow_proto::PortAgent;
 
 impl Sim {
     /// Timed fault `i` happens now.
@@ -129,12 +131,28 @@ impl Sim {
         let now = self.now;
         let flow = &self.flows[f as usize];
         let (src, dst, hash) = (flow.spec.src, flow.spec.dst, flow.hash);
+        let size = flow.spec.size.0 as f64;
         let router = self.router.as_mut().expect("checked");
-        let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, p), hash, now) else { return false };
+        let ports = &self.ports;
+        // MEMR (papers/003 Alg. 4): the next hop whose MERP port gives the
+        // new flow the least expansion ratio, then the best tail rate.
+        let mut memr = |cands: &[(LinkId, dcflow_core::NodeId)]| {
+            let tables: Vec<memr::Port> = cands
+                .iter()
+                .map(|&(l, _)| match &ports[l as usize].agent {
+                    PortAgent::Merp(s) => memr::Port::of(s),
+                    _ => memr::Port { table: &[], c: self.topo.links[l as usize].rate.as_bps_f64() / 8.0 },
+                })
+                .collect();
+            memr::choose(&tables, &memr::NewFlow { size, dst }, now)
+        };
+        let own: Option<&mut dyn FnMut(&[(LinkId, dcflow_core::NodeId)]) -> usize> =
+            if router.protocol_chooses() { Some(&mut memr) } else { None };
+        let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, p), hash, now, own) else { return false };
         let rev = if self.protocol_symmetric {
             fwd.iter().rev().map(|&l| self.topo.reverse(l)).collect()
         } else {
-            let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, p), hash, now) else { return false };
+            let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, p), hash, now, None) else { return false };
             rev
         };
         let left: Vec<LinkId> = self.flows[f as usize].route(false, p).iter().copied().filter(|l| !fwd.contains(l)).collect();

@@ -75,6 +75,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 line_rate: topo.links[fwd[0] as usize].rate,
                 base_rtt: base_rtt(&topo, &fwd, &rev),
                 switch_hops: (fwd.len() - 1) as u8,
+                dst: spec.dst,
             };
             let ideal = if multi.is_empty() {
                 // Packets that may take any equal-cost path can do as well

@@ -104,16 +104,43 @@ impl Router {
     /// keep per-flow state in the switches, so their packets must keep to
     /// one path): every switch on the way makes its policy's choice for
     /// the flow's first packet; `None` when `dst` is unreachable.
-    pub fn pin(&mut self, topo: &Topology, src: NodeId, dst: NodeId, key: FlowKey, hash: u64, now: Time) -> Option<Vec<LinkId>> {
+    /// `own`, when given, is the protocol's own choice at SYN time (MEMR):
+    /// it picks the index of the next hop among the candidates at a node.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pin(
+        &mut self,
+        topo: &Topology,
+        src: NodeId,
+        dst: NodeId,
+        key: FlowKey,
+        hash: u64,
+        now: Time,
+        mut own: Option<&mut dyn FnMut(&[(LinkId, NodeId)]) -> usize>,
+    ) -> Option<Vec<LinkId>> {
         let mut path = Vec::new();
         let mut at = src;
         let mut tag = CongaTag::default();
         while at != dst {
-            let l = choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, hash, now, &mut tag)?;
+            let l = match own.as_mut() {
+                Some(pick) => {
+                    self.routes.candidates_into(at, dst, &mut self.buf);
+                    match self.buf.len() {
+                        0 => return None,
+                        1 => self.buf[0].0,
+                        _ => self.buf[pick(&self.buf)].0,
+                    }
+                }
+                None => choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, hash, now, &mut tag)?,
+            };
             path.push(l);
             at = topo.links[l as usize].to;
         }
         Some(path)
+    }
+
+    /// Whether flows pin their data path by the protocol's own choice (MEMR).
+    pub fn protocol_chooses(&self) -> bool {
+        self.params.mode == dcflow_net::RoutingMode::Memr
     }
 }
 

@@ -453,6 +453,8 @@ impl Sim {
         let done = self.now + serialization;
         port.busy_until = done;
         port.tx_bytes += wire;
+        // The departure hook (MERP's RateAdj runs as a packet leaves).
+        port.agent.on_departure(self.packets.get_mut(idx));
         self.counters.packet_hops += 1;
         if port.loss > 0.0 && self.loss_rng.random::<f64>() < port.loss {
             self.drop_packet(idx, link);

@@ -28,6 +28,8 @@ pub enum PortAgent {
     Rate(RateAllocator),
     /// PDQ's flow and rate controllers (PDQ §3.3, Algorithms 1-3).
     Pdq(crate::pdq::PdqSwitch),
+    /// MERP's flow table, DRC, VDG and RateAdj (papers/003 §4.3).
+    Merp(crate::merp::MerpSwitch),
 }
 
 impl PortAgent {
@@ -38,6 +40,17 @@ impl PortAgent {
             PortAgent::Forward => {}
             PortAgent::Rate(a) => a.on_packet(now, port, hop, pkt),
             PortAgent::Pdq(a) => a.on_packet(now, port, pkt),
+            PortAgent::Merp(a) if !pkt.reverse => a.on_arrival(now, pkt),
+            PortAgent::Merp(_) => {}
+        }
+    }
+
+    /// A packet starts to leave the port (MERP's RateAdj, Alg. 3: "whenever
+    /// a SYN, DATA, or DET packet leaves a MERP switch").
+    #[inline]
+    pub fn on_departure(&mut self, pkt: &mut Packet) {
+        if let PortAgent::Merp(a) = self {
+            a.on_departure(pkt);
         }
     }
 
@@ -47,6 +60,7 @@ impl PortAgent {
     pub fn audit(&self, carried: &dyn Fn(FlowId) -> bool) -> Option<String> {
         match self {
             PortAgent::Rate(a) => a.audit(carried),
+            PortAgent::Merp(a) => a.audit(carried),
             _ => None,
         }
     }
@@ -61,6 +75,7 @@ impl PortAgent {
             PortAgent::Forward => {}
             PortAgent::Rate(a) => a.forget(flow),
             PortAgent::Pdq(a) => a.on_term(crate::pdq::subflow_id(flow, path)),
+            PortAgent::Merp(a) => a.forget(flow),
         }
     }
 

@@ -27,6 +27,9 @@ pub struct FlowInfo {
     pub base_rtt: Dur,
     /// Number of switches on the forward path (length of allocation vectors).
     pub switch_hops: u8,
+    /// The receiving host (what a switch reads in the IP header; MERP's
+    /// route control compares destinations, papers/003 Alg. 6).
+    pub dst: u32,
 }
 
 impl FlowInfo {

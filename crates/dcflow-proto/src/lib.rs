@@ -6,6 +6,7 @@
 //! driven by the packet engine or, later, by real sockets.
 
 pub mod agent;
+pub mod merp;
 pub mod endpoint;
 pub mod packet;
 pub mod pacing;
@@ -17,6 +18,7 @@ pub mod s3;
 pub mod tcp;
 pub mod receiver;
 pub mod reliability;
+pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo};
@@ -27,4 +29,5 @@ pub use rate_alloc::RateAllocator;
 pub use pfabric::{PfabricConfig, PfabricSender};
 pub use rate::{ExplicitRateConfig, RateSender};
 pub use pdq::{PdqConfig, PdqHeader, PdqSender, PdqSwitch};
+pub use merp::{MerpConfig, MerpHeader, MerpSender, MerpSwitch};
 pub use transport::{ProtocolConfig, QueueNeed, Sender};

@@ -43,6 +43,8 @@ pub enum Sched {
     Rate(RateHeader),
     /// PDQ's scheduling header (PDQ §3.1, footnote 11).
     Pdq(crate::pdq::PdqHeader),
+    /// MERP's flow state (papers/003 §4.1).
+    Merp(crate::merp::MerpHeader),
 }
 
 /// D3's congestion header (D3 §5, Fig. 6). Rates are in bits per second.

@@ -242,6 +242,7 @@ mod tests {
             line_rate: Rate::gbps(10),
             base_rtt: Dur::us(10),
             switch_hops: 1,
+            dst: 0,
         };
         PfabricSender::new(info, &PfabricConfig { init_window: window, ..PfabricConfig::default() })
     }

@@ -411,6 +411,7 @@ mod tests {
             line_rate: Rate::gbps(1),
             base_rtt: Dur::us(100),
             switch_hops: 1,
+            dst: 0,
         };
         RateSender::new(info, &ExplicitRateConfig { quenching, ..Default::default() }, true)
     }

@@ -98,6 +98,7 @@ impl Receiver {
         if let crate::packet::Sched::Pdq(h) = &mut ack.sched {
             h.rate = h.rate.min(self.max_rx_rate);
         }
+        crate::merp::header::shape_reply(&mut ack);
         ack
     }
 }
@@ -153,6 +154,7 @@ mod tests {
             line_rate: Rate::gbps(1),
             base_rtt: Dur::us(100),
             switch_hops: 1,
+            dst: 0,
         }
     }
 

@@ -44,7 +44,9 @@ pub enum ProtocolConfig {
     /// S3 (Ruan et al.): the protocol on the packet engine, its ideal FILTER
     /// + SLACK order on the fluid engine.
     S3(crate::s3::S3Config),
-    Merp(IdealConfig),
+    /// MERP (papers/003): the protocol on the packet engine, its ideal
+    /// virtual-deadline order (Alg. 2) on the fluid engine.
+    Merp(crate::merp::MerpConfig),
 }
 
 /// The ideal scheduling disciplines of the flow-level engine: a centralized
@@ -94,6 +96,8 @@ pub enum QueueNeed {
     DropTail,
     Ecn,
     Pfabric,
+    /// Strict priority with this many classes, pushing out the lowest on overflow.
+    PriorityPushout(u32),
 }
 
 impl ProtocolConfig {
@@ -139,7 +143,7 @@ impl ProtocolConfig {
     /// Whether the packet engine runs this protocol: every one but the
     /// fluid-only ideal disciplines (S3 is both a protocol and a discipline).
     pub fn runs_on_packets(&self) -> bool {
-        self.discipline().is_none() || matches!(self, ProtocolConfig::S3(_))
+        self.discipline().is_none() || matches!(self, ProtocolConfig::S3(_) | ProtocolConfig::Merp(_))
     }
 
     /// Checks that serde cannot express; keys are relative to `[protocol]`.
@@ -153,6 +157,7 @@ impl ProtocolConfig {
             ProtocolConfig::Pfabric(c) => c.validate(),
             ProtocolConfig::Pdq(c) => c.validate(),
             ProtocolConfig::S3(c) => c.validate(),
+            ProtocolConfig::Merp(c) => c.validate(),
             // Ideal disciplines: a flag, nothing to check.
             _ => Ok(()),
         }
@@ -161,6 +166,8 @@ impl ProtocolConfig {
     pub fn default_queue(&self) -> QueueNeed {
         match self {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
+            // §4.3.1: a priority queue that, when full, drops its lowest-priority packet.
+            ProtocolConfig::Merp(_) => QueueNeed::PriorityPushout(crate::merp::header::CLASSES),
             ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) => QueueNeed::Ecn,
             _ => QueueNeed::DropTail,
         }
@@ -177,6 +184,7 @@ impl ProtocolConfig {
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),
             ProtocolConfig::Pdq(c) => Sender::Pdq(crate::pdq::PdqSender::new(info, c)),
             ProtocolConfig::S3(c) => Sender::Pdq(c.sender(info)),
+            ProtocolConfig::Merp(c) => Sender::Merp(crate::merp::MerpSender::new(info, c)),
             _ => panic!("`{}` is a fluid-only discipline: the scenario check rejects it with engine = \"packet\"", self.name()),
         }
     }
@@ -190,6 +198,7 @@ impl ProtocolConfig {
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => {
                 PortAgent::Rate(RateAllocator::new(c.clone(), link))
             }
+            ProtocolConfig::Merp(c) => PortAgent::Merp(crate::merp::MerpSwitch::new(c, link)),
             _ => PortAgent::Forward,
         }
     }
@@ -206,7 +215,10 @@ impl ProtocolConfig {
     /// keep to the ports that hold it: under a per-packet routing policy
     /// such flows pin one path at SYN time (docs/architecture.md, "Routing").
     pub fn pins_paths(&self) -> bool {
-        matches!(self, ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_))
+        matches!(
+            self,
+            ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) | ProtocolConfig::Merp(_)
+        )
     }
 }
 
@@ -216,6 +228,7 @@ pub enum Sender {
     Rate(RateSender),
     Pfabric(PfabricSender),
     Pdq(crate::pdq::PdqSender),
+    Merp(crate::merp::MerpSender),
 }
 
 macro_rules! each_sender {
@@ -225,6 +238,7 @@ macro_rules! each_sender {
             Sender::Rate($s) => $e,
             Sender::Pfabric($s) => $e,
             Sender::Pdq($s) => $e,
+            Sender::Merp($s) => $e,
         }
     };
 }
@@ -234,10 +248,13 @@ impl Sender {
     /// no paper has a rule for it. A PDQ flow paused by a switch that is no
     /// longer on its path would stay paused for ever (only the pausing
     /// switch clears P_H, Algorithms 1-3), so its sender forgets who paused
-    /// it and the new path's switches decide afresh.
+    /// it and the new path's switches decide afresh. A MERP flow sends its
+    /// SYN again: the new path's switches make rows only from SYNs.
     pub fn path_changed(&mut self, now: Time, path: u8) {
-        if let Sender::Pdq(s) = self {
-            s.path_changed(now, path);
+        match self {
+            Sender::Pdq(s) => s.path_changed(now, path),
+            Sender::Merp(s) => s.path_changed(),
+            _ => {}
         }
     }
 
@@ -251,6 +268,7 @@ impl Sender {
             Sender::Pfabric(s) => s.timeouts(),
             Sender::Rate(s) => s.timeouts(),
             Sender::Pdq(s) => s.timeouts(),
+            Sender::Merp(s) => s.timeouts(),
         }
     }
 }

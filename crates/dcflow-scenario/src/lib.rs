@@ -228,6 +228,10 @@ impl Scenario {
                 QueueNeed::DropTail => QueueDiscipline::DropTail,
                 QueueNeed::Ecn => QueueDiscipline::Ecn,
                 QueueNeed::Pfabric => QueueDiscipline::Pfabric,
+                QueueNeed::PriorityPushout(classes) => {
+                    s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
+                    QueueDiscipline::PriorityPushout
+                }
             };
         }
         s.validate()?;
@@ -293,6 +297,12 @@ impl Scenario {
             dcflow_core::ensure(!mode.adaptive(), "topology.routing", format!("\"{}\" is packet-engine only; with engine = \"fluid\" it is \"ecmp\" or \"single\"", mode.as_str()))?;
             dcflow_core::ensure(self.faults.events.is_empty(), "faults.events", "timed failures are packet-engine only; remove them or set engine = \"packet\"")?;
         }
+        let merp = matches!(self.protocol, dcflow_proto::ProtocolConfig::Merp(_));
+        dcflow_core::ensure(
+            mode != dcflow_net::RoutingMode::Memr || merp,
+            "topology.routing",
+            format!("\"memr\" is MERP's route control and reads MERP's switch tables; it needs protocol.name = \"merp\", not {:?}", self.protocol.name()),
+        )?;
         if !mode.adaptive() {
             return Ok(());
         }

@@ -37,6 +37,9 @@ const RATE_RTO: Dur = Dur::ms(1);
 /// 225 us (measured: a flow waiting 8.26 ms behind another on the star times
 /// out 36 times).
 const PFABRIC_RTO: Dur = Dur::us(225);
+/// MERP's first RTO is 3 base RTTs (SRTT + 4 RTTVAR with RTTVAR = SRTT / 2,
+/// MERP §4.1): 225 us on the same shortest path, as pFabric's.
+const MERP_RTO: Dur = Dur::us(225);
 /// S3 retransmits after 2 RTTs (S3 §4.2): 150 us on the same shortest path.
 const S3_RTO: Dur = Dur::us(150);
 
@@ -63,6 +66,8 @@ pub const PROTOCOLS: &[Protocol] = &[
     // S3 (papers/001): PDQ's machinery in S3's order; Early Termination
     // (§4.2) gives up flows that cannot meet their deadlines.
     protocol("s3", "name = \"s3\"", S3_RTO, true),
+    // MERP (papers/003): its RTO is SRTT + 4 RTTVAR, 3 base RTTs at first.
+    protocol("merp", "name = \"merp\"", MERP_RTO, false),
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).

@@ -343,6 +343,7 @@ pub(crate) fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
         line_rate: Rate(C),
         base_rtt: RTT,
         switch_hops: 1,
+        dst: 0,
     }
 }
 

@@ -19,6 +19,7 @@ fn info(size: u64) -> FlowInfo {
         line_rate: Rate::gbps(1),
         base_rtt: Dur::us(100),
         switch_hops: 1,
+        dst: 0,
     }
 }
 

@@ -141,6 +141,7 @@ pub fn flow(size: Bytes, rate: Rate, rtt: Dur) -> FlowInfo {
         // Unloaded RTT including one MTU's serialisation.
         base_rtt: rtt + rate.tx_time(Bytes(1500)),
         switch_hops: 1,
+        dst: 0,
     }
 }
 
