@@ -4,7 +4,9 @@
 use dcflow_scenario::{RunOutput, Scenario};
 
 /// Four flows of 8, 16, 32 and 40 MB start together on a 1 Gbps bottleneck
-/// with deadlines 200, 400, 600 and 800 ms and a 100 us RTT (§III-A).
+/// with deadlines 200, 400, 600 and 800 ms and a 100 us RTT (§III-A: four
+/// 25 us links per round trip), K = 25 packets (§V-A), each flow "stopped
+/// by force" at its deadline (`stop_at_deadline`).
 fn motivating(protocol: &str) -> RunOutput {
     let flows: String = [(8, 200), (16, 400), (32, 600), (40, 800)]
         .iter()
@@ -12,14 +14,25 @@ fn motivating(protocol: &str) -> RunOutput {
         .map(|(i, (mb, ms))| format!("[[flows]]\nsrc = {}\ndst = 0\nsize = \"{mb}MB\"\nstart = \"0ms\"\ndeadline = \"{ms}ms\"\n", i + 1))
         .collect();
     let toml = format!(
-        "seed = 1\n[topology]\nkind = \"star\"\nhosts = 5\nlink_rate = \"1Gbps\"\nprop_delay = \"12.5us\"\nproc_delay = \"0us\"\n\
-         [protocol]\n{protocol}\n[workload]\npattern = \"explicit\"\n{flows}"
+        "seed = 1\n[topology]\nkind = \"star\"\nhosts = 5\nlink_rate = \"1Gbps\"\nprop_delay = \"25us\"\nproc_delay = \"0us\"\n\
+         ecn_threshold = \"37.5KB\"\n[protocol]\n{protocol}\nstop_at_deadline = true\n[workload]\npattern = \"explicit\"\n{flows}"
     );
     dcflow_packet::run(&Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}"))).unwrap()
 }
 
 fn met(out: &RunOutput) -> Vec<bool> {
     out.flows.iter().map(|f| f.met_deadline.unwrap()).collect()
+}
+
+/// A flow stopped at its deadline holds there what it delivered in time:
+/// the missed flows are terminated short of their size, the met one whole.
+#[test]
+fn flows_are_stopped_at_their_deadlines() {
+    let out = motivating("name = \"dctcp\"");
+    for f in &out.flows[..3] {
+        assert!(f.terminated && f.bytes_delivered < f.size_bytes, "{f:?}");
+    }
+    assert!(!out.flows[3].terminated && out.flows[3].bytes_delivered == out.flows[3].size_bytes);
 }
 
 /// Table I: "In both cases [D2TCP and DCTCP], only flow 4 gets finished
@@ -33,8 +46,8 @@ fn dctcp_and_d2tcp_meet_only_the_last_deadline() {
 
 /// §V-A: "With LPD-t [t_max = 800 ms], all flows complete their
 /// transmission before their deadlines": LPD-t differentiates more than
-/// D2TCP and meets more deadlines (dcflow: 3 of 4, flow 3 ends 24 ms late;
-/// docs/fidelity.md).
+/// D2TCP and meets more deadlines (dcflow: 3 of 4, flow 3 stopped with
+/// 2.7 MB left; docs/fidelity.md).
 #[test]
 fn lpd_t_meets_more_deadlines_than_d2tcp() {
     let count = |p: &str| met(&motivating(p)).iter().filter(|&&m| m).count();

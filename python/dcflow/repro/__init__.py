@@ -353,4 +353,4 @@ def describe(entry: Entry) -> str:
 
 
 # Register the built-in entries (import for side effects).
-from dcflow.repro import d3, examples, lpd, pdq, pdq_flow, s3  # noqa: E402,F401
+from dcflow.repro import d3, examples, lpd, lpd_oldi, pdq, pdq_flow, s3  # noqa: E402,F401

@@ -3,7 +3,7 @@
 //! the sender. DCTCP, D2TCP, L2DCT and LPD share DCTCP's estimate of the
 //! marked fraction (alpha) and differ only in how the window follows it.
 
-use super::config::{ImminenceRange, LpdRule, LpdVariant, MldForm, SizeBasis};
+use super::config::{ImminenceRange, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate};
 use super::l2dct::L2dctRule;
 use dcflow_core::{Dur, Time};
 
@@ -52,6 +52,8 @@ pub struct FlowProgress {
     pub cwnd: u64,
     /// Smoothed RTT (the path's base RTT before the first sample).
     pub rtt: Dur,
+    /// The sender's NIC rate, bytes per second.
+    pub line_rate: f64,
 }
 
 /// D2TCP's deadline imminence factor d = T_c / D (papers/004 §II: "T is the
@@ -61,7 +63,8 @@ pub struct FlowProgress {
 /// T_c = B RTT / (0.75 W) with B the bytes **not yet sent** and W the
 /// window (DCTCP's mean sawtooth window); d kept in [d_min, d_max];
 /// d_after_deadline once the deadline has passed; d = 1 (plain DCTCP)
-/// without a deadline (all three are keys: [`ImminenceRange`]).
+/// without a deadline (all three are keys: [`ImminenceRange`]). With
+/// `tc_rate = "line_rate"`, T_c = B / C instead ([`TcRate`]).
 pub fn imminence(p: &FlowProgress, range: ImminenceRange) -> f64 {
     let Some(deadline) = p.deadline else { return 1.0 };
     if deadline <= p.now {
@@ -69,7 +72,10 @@ pub fn imminence(p: &FlowProgress, range: ImminenceRange) -> f64 {
     }
     let left = deadline.since(p.now).as_secs_f64();
     let unsent = p.size.saturating_sub(p.sent);
-    let tc = unsent as f64 * p.rtt.as_secs_f64() / (0.75 * p.cwnd.max(1) as f64);
+    let tc = match range.tc_rate {
+        TcRate::Window => unsent as f64 * p.rtt.as_secs_f64() / (0.75 * p.cwnd.max(1) as f64),
+        TcRate::LineRate => unsent as f64 / p.line_rate.max(1.0),
+    };
     (tc / left).clamp(range.d_min, range.d_max)
 }
 
@@ -222,6 +228,7 @@ mod tests {
             sent: 0,
             cwnd: 10_000,
             rtt: Dur::us(100),
+            line_rate: 125e6,
         }
     }
 

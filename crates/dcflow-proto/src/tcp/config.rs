@@ -193,6 +193,19 @@ pub enum LpdVariant {
     S,
 }
 
+/// The rate D2TCP's T_c divides the bytes left by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcRate {
+    /// 3/4 W / RTT, DCTCP's mean sawtooth rate (baselines.md "D2TCP").
+    #[default]
+    Window,
+    /// The flow's line rate: the reading under which dcflow's run of the
+    /// motivating example gives papers/004 §III-B's d of about 0.6 and 0.4
+    /// for flows 1 and 4 at 150-160 ms (docs/fidelity.md).
+    LineRate,
+}
+
 /// How D2TCP's deadline imminence factor d is bounded (baselines.md "D2TCP":
 /// both public implementations keep d in [0.5, 2]; past the deadline ns-3
 /// uses d = 2 and Linux d = 1, the first reading is the default).
@@ -203,11 +216,13 @@ pub struct ImminenceRange {
     pub d_max: f64,
     /// d once the deadline has passed (not clamped to the range).
     pub d_after_deadline: f64,
+    /// What T_c assumes the flow sends at (see [`TcRate`]). Default `window`.
+    pub tc_rate: TcRate,
 }
 
 impl Default for ImminenceRange {
     fn default() -> Self {
-        ImminenceRange { d_min: 0.5, d_max: 2.0, d_after_deadline: 2.0 }
+        ImminenceRange { d_min: 0.5, d_max: 2.0, d_after_deadline: 2.0, tc_rate: TcRate::Window }
     }
 }
 
@@ -264,7 +279,7 @@ pub struct D2tcpConfig {
 
 impl D2tcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.check("d2tcp", "d_min, d_max, d_after_deadline")
+        self.check("d2tcp", "d_min, d_max, d_after_deadline, tc_rate")
     }
 
     /// `own`: the keys the protocol adds to DCTCP's, for the error message.
@@ -350,7 +365,7 @@ pub struct LpdConfig {
 
 impl LpdConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.d2tcp.check("lpd", "variant, t_max, s_max, s_basis, mld_form, d_min, d_max, d_after_deadline")?;
+        self.d2tcp.check("lpd", "variant, t_max, s_max, s_basis, mld_form, d_min, d_max, d_after_deadline, tc_rate")?;
         ensure(self.rule.t_max > Dur::ZERO, "t_max", "must be greater than 0s")?;
         ensure(self.rule.s_max.0 > 0, "s_max", "must be greater than 0B")
     }

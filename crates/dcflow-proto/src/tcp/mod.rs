@@ -28,7 +28,7 @@ mod tests;
 
 pub use cc::{imminence, Cc, DctcpState, FlowProgress, Signal};
 pub use config::{
-    D2tcpConfig, DctcpConfig, ImminenceRange, L2dctConfig, LpdConfig, LpdRule, LpdVariant, MldForm, SizeBasis, TcpConfig,
+    D2tcpConfig, DctcpConfig, ImminenceRange, L2dctConfig, LpdConfig, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate, TcpConfig,
     MAX_RTO,
 };
 pub use l2dct::L2dctRule;

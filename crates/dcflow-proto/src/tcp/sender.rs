@@ -386,6 +386,7 @@ impl TcpSender {
             sent: self.snd_max,
             cwnd: self.cwnd,
             rtt: self.srtt.unwrap_or(self.info.base_rtt),
+            line_rate: self.info.line_rate.as_bps_f64() / 8.0,
         }
     }
 

@@ -324,7 +324,7 @@ fn l2dct_cuts_young_flows_gently_and_old_ones_hard() {
 fn l2dct_increase_follows_the_weight() {
     let young = FlowProgress {
         now: Time::ZERO, start: Time::ZERO, deadline: None, size: 10_000_000, remaining: 10_000_000, sent: 0,
-        cwnd: 10 * MSS, rtt: Dur::us(100),
+        cwnd: 10 * MSS, rtt: Dur::us(100), line_rate: 125e6,
     };
     let old = FlowProgress { sent: 5_000_000, ..young };
     let cc = Cc::L2dct(DctcpState::new(1.0 / 16.0, 0.0), L2dctRule::default());
@@ -338,7 +338,7 @@ fn l2dct_increase_follows_the_weight() {
 fn d2tcp_imminence_counts_unsent_bytes_and_has_an_after_deadline_value() {
     let p = FlowProgress {
         now: Time::ZERO, start: Time::ZERO, deadline: Some(Time::ZERO + Dur::ms(1)), size: 150_000,
-        remaining: 150_000, sent: 75_000, cwnd: 10_000, rtt: Dur::us(100),
+        remaining: 150_000, sent: 75_000, cwnd: 10_000, rtt: Dur::us(100), line_rate: 125e6,
     };
     // 75,000 B unsent at 0.75 x 10,000 B per 100 us: T_c = 1 ms = D.
     assert!((imminence(&p, ImminenceRange::default()) - 1.0).abs() < 1e-9);
@@ -351,6 +351,9 @@ fn d2tcp_imminence_counts_unsent_bytes_and_has_an_after_deadline_value() {
     assert_eq!(imminence(&lax, ImminenceRange::default()), 0.5);
     let low = ImminenceRange { d_min: 0.1, ..ImminenceRange::default() };
     assert!((imminence(&lax, low) - 0.25).abs() < 1e-9);
+    // T_c at the line rate: 75,000 B at 125 MB/s = 0.6 ms of the 1 ms left.
+    let line = ImminenceRange { tc_rate: TcRate::LineRate, ..ImminenceRange::default() };
+    assert!((imminence(&p, line) - 0.6).abs() < 1e-9);
 }
 
 /// `stop_at_deadline`: the sender wakes at the deadline, reports the flow
