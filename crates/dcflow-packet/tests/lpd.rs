@@ -72,3 +72,27 @@ fn lpd_t_rates_are_inversely_proportional_to_t() {
     // Slow start (equal for both) pulls the measured ratio slightly toward 1.
     assert!((1.9..=2.4).contains(&ratio), "rate ratio {ratio}");
 }
+
+/// Mean FCT of `n` 1 MB flows started together into one 1 Gbps port.
+fn equal_flows_mean_fct(protocol: &str, n: u32) -> f64 {
+    let toml = format!(
+        "seed = 1\n[topology]\nkind = \"star\"\nhosts = {}\nlink_rate = \"1Gbps\"\n[protocol]\n{protocol}\n\
+         [workload]\npattern = \"aggregation\"\nreceiver = 0\nflows = {n}\nsize = {{ dist = \"fixed\", value = \"1MB\" }}\n",
+        n + 1
+    );
+    dcflow_packet::run(&Scenario::from_toml(&toml).unwrap()).unwrap().summary.fct_mean_s.unwrap()
+}
+
+/// §VI, Fig. 13(b): "LPD-s improves on L2DCT" for concurrent 1 MB flows.
+/// Equal flows started together differ only in what they have left, so
+/// with s = the flow's size (or bytes sent) LPD-s shares the link like
+/// L2DCT; with s = the bytes left (dcflow's LPD-s) it improves on it.
+#[test]
+fn lpd_s_improves_on_l2dct_only_when_s_is_the_bytes_left() {
+    let l2dct = equal_flows_mean_fct("name = \"l2dct\"", 10);
+    let lpd_s = |basis: &str| {
+        equal_flows_mean_fct(&format!("name = \"lpd\"\nvariant = \"s\"\ns_max = \"1MB\"\ns_basis = \"{basis}\""), 10)
+    };
+    assert!(lpd_s("remaining") < 0.95 * l2dct, "remaining {} vs L2DCT {l2dct}", lpd_s("remaining"));
+    assert!((lpd_s("total") / l2dct - 1.0).abs() < 0.02, "total {} vs L2DCT {l2dct}", lpd_s("total"));
+}

@@ -217,6 +217,7 @@ impl Cc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dcflow_core::Bytes;
 
     fn progress(deadline_ms: Option<u64>, size: u64) -> FlowProgress {
         FlowProgress {
@@ -278,5 +279,36 @@ mod tests {
         let d2tcp_gap = |a: f64| a.powf(0.4) - a.powf(0.6);
         assert!((d2tcp_gap(0.4) - 0.116).abs() < 5e-4);
         assert!(d2tcp_gap(0.9) < d2tcp_gap(0.6) && d2tcp_gap(0.6) < d2tcp_gap(0.4));
+    }
+
+    /// §VI's MLD as printed gives a lax flow (d < 1) f >= 1, so it neither
+    /// grows nor keeps more than 2 MSS; `mld_form = "linear"` reads the
+    /// branch as alpha (2 - d), continuous with f = alpha at d = 1, and
+    /// keeps the principle: less penalty for more imminence, a wider gap
+    /// under more load.
+    #[test]
+    fn mld_printed_pins_lax_flows_and_linear_keeps_the_principle() {
+        let printed = |a: f64, d: f64| mld(a, d, MldForm::Printed);
+        let linear = |a: f64, d: f64| mld(a, d, MldForm::Linear);
+        assert!(printed(0.3, 0.6) > 1.0 && printed(0.0, 0.6) == 1.0);
+        assert!((linear(0.3, 1.0 - 1e-9) - 0.3).abs() < 1e-6, "continuous at d = 1");
+        assert!(linear(0.5, 0.6) > linear(0.5, 0.9), "more imminent, less penalty");
+        let gap = |a: f64| linear(a, 0.6) - linear(a, 0.9);
+        assert!(gap(0.8) > gap(0.4) && gap(0.4) > gap(0.1), "more load, more differentiation");
+    }
+
+    /// What s counts: LPD-e's s is the flow's size (§IV-C); LPD-s's the
+    /// bytes left, so two equal flows part as one gets ahead (§VI, Fig. 13b).
+    #[test]
+    fn lpd_s_counts_remaining_bytes_and_lpd_e_the_size() {
+        let mut p = progress(Some(20), 1_000_000);
+        p.remaining = 100_000;
+        let rule = |variant, s_basis| LpdRule { variant, s_max: Bytes::mb(1), s_basis, ..LpdRule::default() };
+        p.sent = 900_000;
+        let f = |r: LpdRule| r.penalty(0.5, ImminenceRange::default(), &p);
+        assert!((f(rule(LpdVariant::S, None)) - 0.05).abs() < 1e-12);
+        assert!((f(rule(LpdVariant::S, Some(SizeBasis::Total))) - 0.5).abs() < 1e-12);
+        assert!((f(rule(LpdVariant::S, Some(SizeBasis::Sent))) - 0.45).abs() < 1e-12);
+        assert_eq!(rule(LpdVariant::E, None).size_basis(), SizeBasis::Total);
     }
 }
