@@ -137,7 +137,9 @@ def availability(entry: Entry) -> tuple[list[str], list[str]]:
         for s in entry.series:
             sc = entry.series_scenario(s, quick)
             xs = entry.xs(quick)
-            if entry.x_key and xs:
+            # A custom entry's x may name no scenario key (a fan-in its own
+            # flow generator reads, as lpd_oldi's).
+            if entry.x_key and xs and entry.analyze is None:
                 sc = sc.with_overrides({entry.x_key: entry.x_value(xs[0])})
             try:
                 sc.resolved()
