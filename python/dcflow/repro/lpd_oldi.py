@@ -213,23 +213,24 @@ def random_flows(size: dict[str, Any], deadline: dict[str, Any], load: float):
     """§V-C's "servers send short flows randomly to each other": Poisson
     arrivals, source and destination uniform over the servers, at `load` of
     every access link (0.4 = Fig. 10's 1000 flows/s per server at 50 KB);
-    x is M, the servers per rack. A fixed number of flows per point, so the
-    run is shorter at larger M. The ten background flows go from servers
-    0-9 (rack 0) to 90-99, in another rack for every M from 10 to 40."""
-    def base(quick: bool) -> dict[str, Any]:
-        flows = 300 if quick else 4000
-        sc = tree("lpd-random")
-        sc.update({"stop": f"{flows / (1000 * RACKS * 10) * 1e3 + 100:g}ms",
-                   "workload": {"pattern": "all_to_all", "arrival": "poisson", "load": load, "flows": flows,
+    x is M, the servers per rack; `duration` ms of arrivals from 5 ms. The
+    ten background flows go from servers 0-9 (rack 0) to 90-99, in another
+    rack for every M from 10 to 40."""
+    def make(quick: bool, m: int, seed: int, s: Series) -> dict[str, Any]:
+        ms = 2.0 if quick else 50.0
+        sc = tree("lpd-random", int(m))
+        sc.update({"seed": seed, "stop": f"{ms + 5 + 100:g}ms",
+                   "workload": {"pattern": "all_to_all", "arrival": "poisson", "load": load,
+                                "flows": max(1, round(1000 * RACKS * int(m) * ms / 1e3)),
                                 "start": "5ms", "size": size, "deadline": deadline},
                    "flows": [{"src": i, "dst": 99 - i, "size": "1GB", "start": "0ms"} for i in range(10)]})
         return sc
-    return base
+    return make
 
 
-def register_random(name: str, figure: str, title: str, base, series: list[Series], notes: str) -> None:
+def register_random(name: str, figure: str, title: str, make, series: list[Series], notes: str) -> None:
     register_generated(
-        swept(base, "topology.hosts_per_rack"), name=name, paper="LPD", figure=figure, title=title,
+        make, name=name, paper="LPD", figure=figure, title=title,
         series=series, x_key="M", xs=lambda q: [10] if q else [10, 20, 30, 40],
         xlabel="servers per rack (M)", seeds=lambda q: 1 if q else 5, notes=notes,
     )
