@@ -252,6 +252,16 @@ for panel, d in zip("abc", (30, 40, 50)):
                      {"dist": "exponential", "mean": f"{d}ms"}, 0.808), SECTION_V,
         "LPD §V-C: 'LPD-e still performs the best'; L2DCT 'often achieves comparable results to D2TCP'.")
 
+FIG10_DEADLINE = {"dist": "fixed", "value": "20ms", "only_below": "200KB"}
+register_generated(
+    lambda q, x, seed, s: random_flows(PARETO, FIG10_DEADLINE, 0.4 * x / 1000)(q, 40, seed, s),
+    name="lpd-random-load", paper="LPD", figure="Fig. 10 (20 ms), load",
+    title="random Pareto flows, M = 40, 20 ms deadlines, vs flows per second per server",
+    series=SECTION_V, x_key="flows/s per server", xs=lambda q: [2500] if q else [1000, 1500, 2000, 2500],
+    xlabel="flows sent per second per server (offered load 0.4 per 1000)", seeds=lambda q: 1 if q else 3,
+    notes="Where Fig. 10's differences appear; 2500 flows/s per server fills every access link.",
+)
+
 register_random(
     "lpd-fig13a", "Fig. 13(a)", "LPD-e vs MLD vs LPD-d, uniform deadlines 20-40 ms",
     random_flows(PARETO, {"dist": "uniform", "min": "20ms", "max": "40ms", "only_below": "200KB"}, 0.4),
