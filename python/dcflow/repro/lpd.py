@@ -82,9 +82,10 @@ def imminence_estimate(flow: dict[str, Any], series: list[tuple[float, float]], 
     d_range = (protocol.get("d_min", 0.5), protocol.get("d_max", 2.0))
     line = protocol.get("tc_rate") == "line_rate"
     out, sent = [], 0.0
-    for k, (t, _) in enumerate(series):
+    interval = series[1][0] - series[0][0] if len(series) > 1 else 1e-3
+    for k, (t, thr) in enumerate(series):
         window = series[max(0, k - smooth + 1):k + 1]
-        sent += series[k][1] * (series[1][0] - series[0][0] if len(series) > 1 else 1e-3) / 8
+        sent += thr * interval / 8
         rate = sum(r for _, r in window) / len(window) / 8
         left = flow["start_s"] + flow["deadline_s"] - t
         if rate <= 0 or left <= 0 or sent >= flow["size_bytes"]:

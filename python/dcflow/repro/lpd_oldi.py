@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from dcflow.repro import Entry, Series, register
+from dcflow.repro.common import L2DCT as L2DCT_RUN_ON
 from dcflow.repro.common import PFABRIC
+from dcflow.repro.lpd import D2TCP_STOP as D2TCP
+from dcflow.repro.lpd import DCTCP_STOP as DCTCP
+from dcflow.repro.lpd import LPD_E_STOP as LPD_E
+from dcflow.repro.lpd import stopping
 
 RACKS, PER_RACK = 10, 40
 HOSTS = RACKS * PER_RACK
@@ -38,18 +43,10 @@ PARETO = {"dist": "pareto", "mean": "50KB", "shape": 1.2}
 DEADLINE_BELOW = 200_000
 
 
-def series(label: str, protocol: dict[str, Any]) -> Series:
-    """A series of the LPD paper's simulations: flows stopped at their deadlines."""
-    return Series(label, {"protocol": {**protocol, "stop_at_deadline": True}}, protocol["name"])
-
-
-DCTCP = series("DCTCP", {"name": "dctcp"})
-D2TCP = series("D2TCP", {"name": "d2tcp"})
-L2DCT = series("L2DCT", {"name": "l2dct"})
-LPD_E = series("LPD-e", {"name": "lpd", "variant": "e"})
-LPD_D = series("LPD-d", {"name": "lpd", "variant": "d"})
-MLD = series("MLD", {"name": "lpd", "variant": "mld"})
-MLD_LINEAR = series("MLD (linear)", {"name": "lpd", "variant": "mld", "mld_form": "linear"})
+L2DCT = stopping("L2DCT", {"name": "l2dct"})
+LPD_D = stopping("LPD-d", {"name": "lpd", "variant": "d"})
+MLD = stopping("MLD", {"name": "lpd", "variant": "mld"})
+MLD_LINEAR = stopping("MLD (linear)", {"name": "lpd", "variant": "mld", "mld_form": "linear"})
 SECTION_V = [DCTCP, D2TCP, L2DCT, LPD_E]
 
 
@@ -114,15 +111,16 @@ def missed_percent(res) -> float | None:
     return 100.0 * sum(1 for f in flows if not f["met_deadline"]) / len(flows)
 
 
-#: entry name -> (quick, x, seed) -> scenario dict, for entries whose flows
-#: are drawn here (the catalog's `base` is then one such scenario, for the
-#: availability check).
+#: entry name -> (make, x_over, metric) of the entries `register_generated`
+#: makes: their scenarios depend on x and the seed beyond one key (flows
+#: drawn here, a fan-in), so the catalog's `base` is only one of them, for
+#: the availability check.
 GENERATED: dict[str, Any] = {}
 
 
 def _generated_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
-    """% of deadline flows missed for every series and x, mean, 95% CI, min
-    and max over the seeds (the paper plots mean, min and max)."""
+    """The entry's metric for every series and x: mean, 95% CI, min and max
+    over the seeds (the paper plots mean, min and max)."""
     import dcflow
     from dcflow.plot.stats import mean_ci
     from dcflow.repro import _plot_rows
@@ -176,7 +174,7 @@ register_generated(
     lambda q, x, seed, s: oldi_scenario(seed, FIG6_FANIN[s.label], 20, duration(q)),
     x_over=lambda x: {"protocol.t_max": f"{x:g}ms"},
     name="lpd-fig6", paper="LPD", figure="Fig. 6", title="LPD-t deadline misses vs t_max, 20 ms deadlines",
-    series=[series(label, {"name": "lpd", "variant": "t"}) for label in FIG6_FANIN],
+    series=[stopping(label, {"name": "lpd", "variant": "t"}) for label in FIG6_FANIN],
     x_key="t_max (ms)", xs=lambda q: [20, 200] if q else [20, 50, 80, 110, 140, 170, 200],
     xlabel="t_max (ms)", seeds=lambda q: 1 if q else 5,
     notes="LPD §V-B: 'when t_max < 80ms ... less than 5% flows may miss' and better than D2TCP "
@@ -312,7 +310,7 @@ register_generated(
     swept(concurrent_1mb, "workload.flows"), metric=mean_fct_ms,
     name="lpd-fig13b", paper="LPD", figure="Fig. 13(b)",
     title="mean FCT vs concurrent 1 MB flows on a 1 Gbps bottleneck",
-    series=[Series("L2DCT", {"protocol": {"name": "l2dct"}}, "l2dct"), PFABRIC,
+    series=[L2DCT_RUN_ON, PFABRIC,
             Series("LPD-s", {"protocol": {"name": "lpd", "variant": "s", "s_max": "1MB"}}, "lpd")],
     x_key="concurrent flows", xs=lambda q: [1, 10] if q else [1, 5, 10, 15, 20, 25, 30, 35, 40],
     xlabel="number of concurrent flows", ylabel="mean flow completion time (ms)", seeds=lambda q: 1 if q else 3,
