@@ -75,3 +75,24 @@ def test_s3_fig8_pdq_meets_three_deadlines_and_s3_four(tmp_path):
     rows = list(csv.DictReader(open(tmp_path / "s3-fig8.csv")))
     met = {row["series"]: float(row["value"]) for row in rows if row["metric"] == "deadlines met"}
     assert met["PDQ"] == 3.0 and met["S3"] == 4.0
+
+
+def test_lpd_table1_dctcp_and_d2tcp_meet_only_the_last_deadline(tmp_path):
+    """LPD §III-A (Table I), as printed (100 us RTT, K = 25, flows stopped
+    at their deadlines): "In both cases, only flow 4 gets finished before its
+    deadline"; the stopped flows hold less than their size."""
+    res = run_entry("lpd-table1", tmp_path, quick=True, progress=False)
+    rows = list(csv.DictReader(open(res["csv"])))
+    for series in ("DCTCP", "D2TCP"):
+        mine = [r for r in rows if r["series"] == series]
+        assert [r["met"] for r in mine] == ["False", "False", "False", "True"], series
+        assert all(float(r["untransmitted (MB)"]) > 0 for r in mine[:3])
+
+
+def test_lpd_fig13b_lpd_s_improves_on_l2dct(tmp_path):
+    """LPD §VI (Fig. 13b): "LPD-s improves on L2DCT" at 10 concurrent 1 MB
+    flows, and neither beats pFabric."""
+    res = run_entry("lpd-fig13b", tmp_path, quick=True, progress=False)
+    fct = {r["series"]: float(r["y_mean"]) for r in csv.DictReader(open(res["csv"]))
+           if r["concurrent flows"] == "10"}
+    assert fct["pFabric"] < fct["LPD-s"] < fct["L2DCT"]

@@ -8,7 +8,7 @@ use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
 use crate::rate::{ExplicitRateConfig, RateSender};
 use crate::rate_alloc::RateAllocator;
-use crate::tcp::{D2tcpConfig, DctcpConfig, LpdConfig, TcpConfig, TcpSender};
+use crate::tcp::{D2tcpConfig, DctcpConfig, L2dctConfig, LpdConfig, TcpConfig, TcpSender};
 use dcflow_core::{ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,9 @@ pub enum ProtocolConfig {
     D2tcp(D2tcpConfig),
     /// LPD (papers/004 §IV, §VI): variants d (lpd), t, e, mld, s.
     Lpd(LpdConfig),
+    /// L2DCT (Munir et al., INFOCOM'13, as baselines.md describes it):
+    /// DCTCP whose cut and increase are weighted by the bytes sent.
+    L2dct(L2dctConfig),
     /// RCP_dc: D3 without deadlines (D3 §6.1, PDQ §5.1).
     Rcp(ExplicitRateConfig),
     /// D3 (Wilson et al., SIGCOMM'11).
@@ -107,6 +110,7 @@ impl ProtocolConfig {
             ProtocolConfig::Dctcp(_) => "dctcp",
             ProtocolConfig::D2tcp(_) => "d2tcp",
             ProtocolConfig::Lpd(_) => "lpd",
+            ProtocolConfig::L2dct(_) => "l2dct",
             ProtocolConfig::Rcp(_) => "rcp",
             ProtocolConfig::D3(_) => "d3",
             ProtocolConfig::Pfabric(_) => "pfabric",
@@ -153,6 +157,7 @@ impl ProtocolConfig {
             ProtocolConfig::Dctcp(c) => c.validate(),
             ProtocolConfig::D2tcp(c) => c.validate(),
             ProtocolConfig::Lpd(c) => c.validate(),
+            ProtocolConfig::L2dct(c) => c.validate(),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
             ProtocolConfig::Pfabric(c) => c.validate(),
             ProtocolConfig::Pdq(c) => c.validate(),
@@ -168,7 +173,9 @@ impl ProtocolConfig {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
             // §4.3.1: a priority queue that, when full, drops its lowest-priority packet.
             ProtocolConfig::Merp(_) => QueueNeed::PriorityPushout(crate::merp::header::CLASSES),
-            ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) => QueueNeed::Ecn,
+            ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) | ProtocolConfig::L2dct(_) => {
+                QueueNeed::Ecn
+            }
             _ => QueueNeed::DropTail,
         }
     }
@@ -179,6 +186,7 @@ impl ProtocolConfig {
             ProtocolConfig::Dctcp(c) => Sender::Tcp(TcpSender::dctcp(info, c)),
             ProtocolConfig::D2tcp(c) => Sender::Tcp(TcpSender::d2tcp(info, c)),
             ProtocolConfig::Lpd(c) => Sender::Tcp(TcpSender::lpd(info, c)),
+            ProtocolConfig::L2dct(c) => Sender::Tcp(TcpSender::l2dct(info, c)),
             ProtocolConfig::Rcp(c) => Sender::Rate(RateSender::new(info, c, false)),
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),

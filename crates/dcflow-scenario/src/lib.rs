@@ -128,7 +128,7 @@ pub struct Scenario {
 /// The default `stall` interval: twice the longest time a protocol's sender
 /// may legitimately wait without sending, and at least 1 s. TCP's backed-off
 /// RTO grows up to 60 s (RFC 6298 §2.5, [`MAX_RTO`]), so the TCP family
-/// (tcp, dctcp, d2tcp, lpd) gets 2 minutes: a stall then means about ten
+/// (tcp, dctcp, d2tcp, lpd, l2dct) gets 2 minutes: a stall then means about ten
 /// consecutive timeouts of every running flow with nothing delivered. The
 /// other senders never back off: RCP/D3 and PDQ retransmit or probe within
 /// `max(rto_min, 3 RTT)` (rto_min 1 ms by default), pFabric within a few
@@ -139,7 +139,11 @@ pub struct Scenario {
 /// have no timers: the same defaults apply to its flows.
 pub fn default_stall(protocol: &ProtocolConfig) -> Dur {
     let longest_wait = match protocol {
-        ProtocolConfig::Tcp(_) | ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) => MAX_RTO,
+        ProtocolConfig::Tcp(_)
+        | ProtocolConfig::Dctcp(_)
+        | ProtocolConfig::D2tcp(_)
+        | ProtocolConfig::Lpd(_)
+        | ProtocolConfig::L2dct(_) => MAX_RTO,
         ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.rto_min,
         ProtocolConfig::Pdq(c) => c.rto_min,
         _ => Dur::ZERO,

@@ -55,6 +55,22 @@ fn lpd_refuses_unknown_keys_and_variants() {
     assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
 }
 
+/// L2DCT's keys (baselines.md "L2DCT") and D2TCP's after-deadline value: a
+/// bad key or value names the key and what is allowed.
+#[test]
+fn l2dct_and_d2tcp_keys_are_checked() {
+    let e = err("[protocol]\nname = \"l2dct\"\nw_mx = 2.5\n");
+    assert_eq!(e.key, "protocol.w_mx");
+    assert!(e.message.contains("w_max") && e.message.contains("s_min") && e.message.contains("alpha_init"), "{e}");
+    assert_eq!(err("[protocol]\nname = \"l2dct\"\nw_min = 3.0\n").key, "protocol.w_max");
+    assert_eq!(err("[protocol]\nname = \"l2dct\"\ns_max = \"100KB\"\n").key, "protocol.s_max");
+    assert_eq!(err("[protocol]\nname = \"d2tcp\"\nd_after_deadline = 0\n").key, "protocol.d_after_deadline");
+    let e = err("[protocol]\nname = \"lpd\"\ns_basis = \"half\"\n");
+    assert!(e.message.contains("remaining"), "{e}");
+    let s = Scenario::from_toml("[protocol]\nname = \"l2dct\"\nw_max = 2.0\nstop_at_deadline = true\n").unwrap();
+    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+}
+
 #[test]
 fn unknown_protocol_lists_the_protocols() {
     let e = err("[protocol]\nname = \"quic\"\n");

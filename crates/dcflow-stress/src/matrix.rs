@@ -53,6 +53,8 @@ pub const PROTOCOLS: &[Protocol] = &[
     protocol("lpd-e", "name = \"lpd\"\nvariant = \"e\"", TCP_RTO, false),
     protocol("lpd-mld", "name = \"lpd\"\nvariant = \"mld\"", TCP_RTO, false),
     protocol("lpd-s", "name = \"lpd\"\nvariant = \"s\"", TCP_RTO, false),
+    // L2DCT (baselines.md "L2DCT"), LPD's baseline (papers/004 §V-C, §VI).
+    protocol("l2dct", "name = \"l2dct\"", TCP_RTO, false),
     protocol("rcp", "name = \"rcp\"", RATE_RTO, false),
     protocol("d3", "name = \"d3\"", RATE_RTO, false),
     protocol("d3-quench", "name = \"d3\"\nquenching = true", RATE_RTO, true),

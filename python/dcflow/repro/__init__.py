@@ -137,7 +137,9 @@ def availability(entry: Entry) -> tuple[list[str], list[str]]:
         for s in entry.series:
             sc = entry.series_scenario(s, quick)
             xs = entry.xs(quick)
-            if entry.x_key and xs:
+            # A custom entry's x may name no scenario key (a fan-in its own
+            # flow generator reads, as lpd_oldi's).
+            if entry.x_key and xs and entry.analyze is None:
                 sc = sc.with_overrides({entry.x_key: entry.x_value(xs[0])})
             try:
                 sc.resolved()
@@ -353,4 +355,4 @@ def describe(entry: Entry) -> str:
 
 
 # Register the built-in entries (import for side effects).
-from dcflow.repro import d3, examples, lpd, pdq, pdq_flow, s3  # noqa: E402,F401
+from dcflow.repro import d3, examples, lpd, lpd_oldi, pdq, pdq_flow, s3  # noqa: E402,F401

@@ -1,9 +1,10 @@
 //! The congestion-control variants: per-ACK bookkeeping, the congestion-
 //! avoidance increase and the window-decrease hook; loss recovery lives in
-//! the sender. DCTCP, D2TCP and LPD share DCTCP's estimate of the marked
-//! fraction (alpha) and differ only in how the window follows it.
+//! the sender. DCTCP, D2TCP, L2DCT and LPD share DCTCP's estimate of the
+//! marked fraction (alpha) and differ only in how the window follows it.
 
-use super::config::{ImminenceRange, LpdRule, LpdVariant};
+use super::config::{ImminenceRange, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate};
+use super::l2dct::L2dctRule;
 use dcflow_core::{Dur, Time};
 
 /// A congestion signal handed to the window-decrease hook.
@@ -43,29 +44,38 @@ pub struct FlowProgress {
     pub now: Time,
     pub start: Time,
     pub deadline: Option<Time>,
-    /// Flow size and payload bytes not yet acknowledged.
+    /// Flow size, payload bytes not yet acknowledged, and bytes sent so far
+    /// (the highest sequence number sent; retransmissions count once).
     pub size: u64,
     pub remaining: u64,
+    pub sent: u64,
     pub cwnd: u64,
     /// Smoothed RTT (the path's base RTT before the first sample).
     pub rtt: Dur,
+    /// The sender's NIC rate, bytes per second.
+    pub line_rate: f64,
 }
 
-/// D2TCP's deadline imminence factor d = Tc / D (papers/004 §II: "T is the
+/// D2TCP's deadline imminence factor d = T_c / D (papers/004 §II: "T is the
 /// time needed for a flow to complete its transmitting under a
 /// deadline-agnostic manner, while D is the time remaining until its
-/// deadline"). Tc = B / (3/4 W / RTT): the remaining bytes at the average
-/// window of DCTCP's sawtooth. d is kept in `range` (past the deadline: its
-/// top) and a flow without a deadline has d = 1 (it behaves as DCTCP) —
-/// both from D2TCP's own paper, which is not in papers/ (docs/fidelity.md
-/// "LPD paper").
+/// deadline"). As baselines.md "D2TCP" gives the public implementations:
+/// T_c = B RTT / (0.75 W) with B the bytes **not yet sent** and W the
+/// window (DCTCP's mean sawtooth window); d kept in [d_min, d_max];
+/// d_after_deadline once the deadline has passed; d = 1 (plain DCTCP)
+/// without a deadline (all three are keys: [`ImminenceRange`]). With
+/// `tc_rate = "line_rate"`, T_c = B / C instead ([`TcRate`]).
 pub fn imminence(p: &FlowProgress, range: ImminenceRange) -> f64 {
     let Some(deadline) = p.deadline else { return 1.0 };
     if deadline <= p.now {
-        return range.d_max;
+        return range.d_after_deadline;
     }
     let left = deadline.since(p.now).as_secs_f64();
-    let tc = p.remaining as f64 * p.rtt.as_secs_f64() / (0.75 * p.cwnd.max(1) as f64);
+    let unsent = p.size.saturating_sub(p.sent);
+    let tc = match range.tc_rate {
+        TcRate::Window => unsent as f64 * p.rtt.as_secs_f64() / (0.75 * p.cwnd.max(1) as f64),
+        TcRate::LineRate => unsent as f64 / p.line_rate.max(1.0),
+    };
     (tc / left).clamp(range.d_min, range.d_max)
 }
 
@@ -80,12 +90,17 @@ impl LpdRule {
         // §IV-C: s_max "is an upper bound for truncating a large s".
         let t = p.deadline.map_or(t_max, |d| d.since(p.start).as_secs_f64()).min(t_max);
         let s_max = self.s_max.0.max(1);
-        let s = p.size.min(s_max) as f64 / s_max as f64;
+        let bytes = match self.size_basis() {
+            SizeBasis::Total => p.size,
+            SizeBasis::Remaining => p.remaining,
+            SizeBasis::Sent => p.sent,
+        };
+        let s = bytes.min(s_max) as f64 / s_max as f64;
         let f = match self.variant {
             LpdVariant::D => alpha / imminence(p, range),
             LpdVariant::T => alpha * t / t_max,
             LpdVariant::E => alpha * t / t_max * s,
-            LpdVariant::Mld => mld(alpha, imminence(p, range)),
+            LpdVariant::Mld => mld(alpha, imminence(p, range), self.mld_form),
             LpdVariant::S => alpha * s,
         };
         f.clamp(0.0, 1.0)
@@ -93,10 +108,15 @@ impl LpdRule {
 }
 
 /// MLD (papers/004 §VI): f = (2 - d)^alpha for d < 1, alpha for d = 1,
-/// alpha (2 - d) / (2d - alpha) for d > 1, with D2TCP's imminence d.
-fn mld(alpha: f64, d: f64) -> f64 {
+/// alpha (2 - d) / (2d - alpha) for d > 1, with D2TCP's imminence d. The
+/// printed d < 1 branch is at least 1 (a lax flow never grows); `Linear`
+/// reads it as alpha (2 - d) (docs/fidelity.md "MLD and LPD-s").
+fn mld(alpha: f64, d: f64, form: MldForm) -> f64 {
     if d < 1.0 {
-        (2.0 - d).powf(alpha)
+        match form {
+            MldForm::Printed => (2.0 - d).powf(alpha),
+            MldForm::Linear => alpha * (2.0 - d),
+        }
     } else if d == 1.0 {
         alpha
     } else {
@@ -114,6 +134,8 @@ pub enum Cc {
     D2tcp(DctcpState, ImminenceRange),
     /// LPD: load-proportional differentiation, f proportional to alpha.
     Lpd(DctcpState, LpdRule, ImminenceRange),
+    /// L2DCT: cut and increase weighted by the bytes a flow has sent.
+    L2dct(DctcpState, L2dctRule),
 }
 
 impl Cc {
@@ -126,16 +148,19 @@ impl Cc {
     pub fn alpha(&self) -> Option<f64> {
         match self {
             Cc::NewReno => None,
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) => Some(d.alpha),
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) => Some(d.alpha),
         }
     }
 
     /// Bytes added to the window for every window of data acknowledged in
-    /// congestion avoidance: one MSS (RFC 5681 §3.1), or 1 - f MSS under
-    /// LPD (papers/004 eq. 2, "without congestion").
+    /// congestion avoidance: one MSS (RFC 5681 §3.1), 1 - f MSS under LPD
+    /// (papers/004 eq. 2, "without congestion"), w_c / w_max MSS under L2DCT
+    /// (baselines.md "L2DCT").
     pub(super) fn increase(&self, mss: u64, p: &FlowProgress) -> u64 {
+        let segments = |k: f64| (k * mss as f64).round() as u64;
         match self {
-            Cc::Lpd(d, rule, range) => ((1.0 - rule.penalty(d.alpha, *range, p)) * mss as f64).round() as u64,
+            Cc::Lpd(d, rule, range) => segments(1.0 - rule.penalty(d.alpha, *range, p)),
+            Cc::L2dct(_, rule) => segments(rule.increase(p.sent)),
             _ => mss,
         }
     }
@@ -146,7 +171,7 @@ impl Cc {
     pub(super) fn on_ack(&mut self, bytes: u64, ecn_echo: bool, snd_una: u64, snd_max: u64) {
         match self {
             Cc::NewReno => {}
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) => {
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) => {
                 // DCTCP §3.1: "the sender maintains an estimate of the fraction of
                 // packets that are marked, called alpha, which is updated once
                 // for every window of data (roughly one RTT)".
@@ -182,6 +207,8 @@ impl Cc {
             (Cc::D2tcp(d, range), Signal::Ecn) => cut(d.alpha.powf(imminence(p, *range)) / 2.0),
             // LPD (papers/004 eq. 2): w <- w (1 - f) "with congestion".
             (Cc::Lpd(d, rule, range), Signal::Ecn) => cut(rule.penalty(d.alpha, *range, p)),
+            // L2DCT (baselines.md): w <- w (1 - alpha^(w_c) / 2).
+            (Cc::L2dct(d, rule), Signal::Ecn) => cut(rule.cut(d.alpha, p.sent)),
         }
     }
 }
@@ -190,6 +217,7 @@ impl Cc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dcflow_core::Bytes;
 
     fn progress(deadline_ms: Option<u64>, size: u64) -> FlowProgress {
         FlowProgress {
@@ -198,8 +226,10 @@ mod tests {
             deadline: deadline_ms.map(|ms| Time::ZERO + Dur::ms(ms)),
             size,
             remaining: size,
+            sent: 0,
             cwnd: 10_000,
             rtt: Dur::us(100),
+            line_rate: 125e6,
         }
     }
 
@@ -249,5 +279,36 @@ mod tests {
         let d2tcp_gap = |a: f64| a.powf(0.4) - a.powf(0.6);
         assert!((d2tcp_gap(0.4) - 0.116).abs() < 5e-4);
         assert!(d2tcp_gap(0.9) < d2tcp_gap(0.6) && d2tcp_gap(0.6) < d2tcp_gap(0.4));
+    }
+
+    /// §VI's MLD as printed gives a lax flow (d < 1) f >= 1, so it neither
+    /// grows nor keeps more than 2 MSS; `mld_form = "linear"` reads the
+    /// branch as alpha (2 - d), continuous with f = alpha at d = 1, and
+    /// keeps the principle: less penalty for more imminence, a wider gap
+    /// under more load.
+    #[test]
+    fn mld_printed_pins_lax_flows_and_linear_keeps_the_principle() {
+        let printed = |a: f64, d: f64| mld(a, d, MldForm::Printed);
+        let linear = |a: f64, d: f64| mld(a, d, MldForm::Linear);
+        assert!(printed(0.3, 0.6) > 1.0 && printed(0.0, 0.6) == 1.0);
+        assert!((linear(0.3, 1.0 - 1e-9) - 0.3).abs() < 1e-6, "continuous at d = 1");
+        assert!(linear(0.5, 0.6) > linear(0.5, 0.9), "more imminent, less penalty");
+        let gap = |a: f64| linear(a, 0.6) - linear(a, 0.9);
+        assert!(gap(0.8) > gap(0.4) && gap(0.4) > gap(0.1), "more load, more differentiation");
+    }
+
+    /// What s counts: LPD-e's s is the flow's size (§IV-C); LPD-s's the
+    /// bytes left, so two equal flows part as one gets ahead (§VI, Fig. 13b).
+    #[test]
+    fn lpd_s_counts_remaining_bytes_and_lpd_e_the_size() {
+        let mut p = progress(Some(20), 1_000_000);
+        p.remaining = 100_000;
+        let rule = |variant, s_basis| LpdRule { variant, s_max: Bytes::mb(1), s_basis, ..LpdRule::default() };
+        p.sent = 900_000;
+        let f = |r: LpdRule| r.penalty(0.5, ImminenceRange::default(), &p);
+        assert!((f(rule(LpdVariant::S, None)) - 0.05).abs() < 1e-12);
+        assert!((f(rule(LpdVariant::S, Some(SizeBasis::Total))) - 0.5).abs() < 1e-12);
+        assert!((f(rule(LpdVariant::S, Some(SizeBasis::Sent))) - 0.45).abs() < 1e-12);
+        assert_eq!(rule(LpdVariant::E, None).size_basis(), SizeBasis::Total);
     }
 }

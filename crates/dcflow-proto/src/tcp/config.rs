@@ -5,6 +5,8 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use super::l2dct::L2dctRule;
+
 /// Upper bound of the backed-off RTO (RFC 6298 §2.5: "a maximum value MAY be
 /// placed on RTO provided it is at least 60 seconds").
 pub const MAX_RTO: Dur = Dur::secs(60);
@@ -48,6 +50,12 @@ pub struct TcpConfig {
     /// Default empty: every packet in one class.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub priority_deadlines: Vec<Dur>,
+    /// Give a deadline flow up at its deadline: the sender stops and reports
+    /// the flow terminated (its `bytes_delivered` is what arrived in time).
+    /// papers/004 §III-A: a flow that misses its deadline "is stopped by
+    /// force"; baselines.md "D2TCP": the ns-3 implementation "stops sending a
+    /// flow once its deadline has passed". Default false (TCP runs on).
+    pub stop_at_deadline: bool,
 }
 
 impl Default for TcpConfig {
@@ -60,6 +68,7 @@ impl Default for TcpConfig {
             max_cwnd: None,
             handshake: true,
             priority_deadlines: Vec::new(),
+            stop_at_deadline: false,
         }
     }
 }
@@ -113,6 +122,8 @@ pub struct DctcpConfig {
     pub max_cwnd: Option<u32>,
     /// See [`TcpConfig::handshake`].
     pub handshake: bool,
+    /// See [`TcpConfig::stop_at_deadline`].
+    pub stop_at_deadline: bool,
     /// Weight of the newest marked fraction in `alpha <- (1-g) alpha + g F`.
     /// Default 1/16: DCTCP §3.1, "g = 1/16" used in all the paper's experiments.
     pub g: f64,
@@ -137,6 +148,7 @@ impl DctcpConfig {
             dupack_threshold: t.dupack_threshold,
             max_cwnd: t.max_cwnd,
             handshake: t.handshake,
+            stop_at_deadline: t.stop_at_deadline,
             g: 1.0 / 16.0,
             alpha_init: 1.0,
         }
@@ -151,6 +163,7 @@ impl DctcpConfig {
             max_cwnd: self.max_cwnd,
             handshake: self.handshake,
             priority_deadlines: Vec::new(),
+            stop_at_deadline: self.stop_at_deadline,
         }
     }
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -180,25 +193,44 @@ pub enum LpdVariant {
     S,
 }
 
-/// The range D2TCP's deadline imminence factor d is kept in. Defaults 0.5
-/// and 2: D2TCP's own paper (not in papers/; docs/fidelity.md "LPD paper").
+/// The rate D2TCP's T_c divides the bytes left by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcRate {
+    /// 3/4 W / RTT, DCTCP's mean sawtooth rate (baselines.md "D2TCP").
+    #[default]
+    Window,
+    /// The flow's line rate: the reading under which dcflow's run of the
+    /// motivating example gives papers/004 §III-B's d of about 0.6 and 0.4
+    /// for flows 1 and 4 at 150-160 ms (docs/fidelity.md).
+    LineRate,
+}
+
+/// How D2TCP's deadline imminence factor d is bounded (baselines.md "D2TCP":
+/// both public implementations keep d in [0.5, 2]; past the deadline ns-3
+/// uses d = 2 and Linux d = 1, the first reading is the default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ImminenceRange {
     pub d_min: f64,
     pub d_max: f64,
+    /// d once the deadline has passed (not clamped to the range).
+    pub d_after_deadline: f64,
+    /// What T_c assumes the flow sends at (see [`TcRate`]). Default `window`.
+    pub tc_rate: TcRate,
 }
 
 impl Default for ImminenceRange {
     fn default() -> Self {
-        ImminenceRange { d_min: 0.5, d_max: 2.0 }
+        ImminenceRange { d_min: 0.5, d_max: 2.0, d_after_deadline: 2.0, tc_rate: TcRate::Window }
     }
 }
 
 impl ImminenceRange {
     fn validate(&self) -> Result<(), ConfigError> {
         ensure(self.d_min > 0.0, "d_min", "must be greater than 0")?;
-        ensure(self.d_max >= self.d_min, "d_max", "must be at least d_min")
+        ensure(self.d_max >= self.d_min, "d_max", "must be at least d_min")?;
+        ensure(self.d_after_deadline > 0.0, "d_after_deadline", "must be greater than 0")
     }
 }
 
@@ -208,8 +240,28 @@ fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &str, own: &
         None => Ok(()),
         Some(key) => Err(ConfigError::new(
             key.clone(),
-            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, handshake, g, alpha_init"),
+            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, handshake, stop_at_deadline, g, alpha_init"),
         )),
+    }
+}
+
+/// Options of the `l2dct` protocol: DCTCP's keys plus L2DCT's weight rule.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct L2dctConfig {
+    #[serde(flatten)]
+    pub rule: L2dctRule,
+    #[serde(flatten)]
+    pub dctcp: DctcpConfig,
+    #[serde(flatten, skip_serializing)]
+    unknown: BTreeMap<String, IgnoredAny>,
+}
+
+impl L2dctConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        refuse_unknown(&self.unknown, "l2dct", "w_max, w_min, s_min, s_max")?;
+        self.rule.validate()?;
+        self.dctcp.validate()
     }
 }
 
@@ -227,7 +279,7 @@ pub struct D2tcpConfig {
 
 impl D2tcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.check("d2tcp", "d_min, d_max")
+        self.check("d2tcp", "d_min, d_max, d_after_deadline, tc_rate")
     }
 
     /// `own`: the keys the protocol adds to DCTCP's, for the error message.
@@ -236,6 +288,32 @@ impl D2tcpConfig {
         self.imminence.validate()?;
         self.dctcp.validate()
     }
+}
+
+/// What LPD's s (a flow's size, eq. 4 and §VI) counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeBasis {
+    /// The flow's total size: eq. (4) as §IV-C defines it (remaining size is
+    /// left "for future studies" there).
+    Total,
+    /// Bytes not yet acknowledged: the only reading under which LPD-s can
+    /// beat L2DCT with equal-size flows started together, as §VI reports for
+    /// Fig. 13(b) (docs/fidelity.md "MLD and LPD-s").
+    Remaining,
+    /// Bytes sent so far (least attained service, as L2DCT's weight).
+    Sent,
+}
+
+/// Which MLD (papers/004 §VI) the `mld` variant runs below d = 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MldForm {
+    /// As printed: f = (2 - d)^alpha, at least 1 for d < 1 (clamped to 1).
+    #[default]
+    Printed,
+    /// f = alpha (2 - d): continuous with the printed f = alpha at d = 1.
+    Linear,
 }
 
 /// LPD's own keys (papers/004 §IV), which its window rule reads as they
@@ -249,11 +327,27 @@ pub struct LpdRule {
     pub t_max: Dur,
     /// Upper bound of s (a flow's size). Default 200 KB (§V-C).
     pub s_max: Bytes,
+    /// What s counts; unset: the total size for variant e (eq. 4), the
+    /// remaining bytes for variant s (see [`SizeBasis`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s_basis: Option<SizeBasis>,
+    /// MLD's branch below d = 1 (see [`MldForm`]). Default `printed`.
+    pub mld_form: MldForm,
 }
 
 impl Default for LpdRule {
     fn default() -> Self {
-        LpdRule { variant: LpdVariant::E, t_max: Dur::ms(80), s_max: Bytes::kb(200) }
+        LpdRule { variant: LpdVariant::E, t_max: Dur::ms(80), s_max: Bytes::kb(200), s_basis: None, mld_form: MldForm::Printed }
+    }
+}
+
+impl LpdRule {
+    /// The [`SizeBasis`] in force: `s_basis`, or the variant's own.
+    pub fn size_basis(&self) -> SizeBasis {
+        self.s_basis.unwrap_or(match self.variant {
+            LpdVariant::S => SizeBasis::Remaining,
+            _ => SizeBasis::Total,
+        })
     }
 }
 
@@ -271,7 +365,7 @@ pub struct LpdConfig {
 
 impl LpdConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.d2tcp.check("lpd", "variant, t_max, s_max, d_min, d_max")?;
+        self.d2tcp.check("lpd", "variant, t_max, s_max, s_basis, mld_form, d_min, d_max, d_after_deadline, tc_rate")?;
         ensure(self.rule.t_max > Dur::ZERO, "t_max", "must be greater than 0s")?;
         ensure(self.rule.s_max.0 > 0, "s_max", "must be greater than 0B")
     }

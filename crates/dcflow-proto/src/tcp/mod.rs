@@ -13,18 +13,23 @@
 //! enum [`Cc`]. The congestion-control variants only decide (a) per-ACK
 //! bookkeeping ([`Cc::on_ack`]), (b) the congestion-avoidance increase per
 //! window ([`Cc::increase`]) and (c) the window after a congestion signal
-//! ([`Cc::ssthresh_after`], the window-decrease hook). L2DCT would be one
-//! more variant; its paper is not in papers/ (docs/fidelity.md).
+//! ([`Cc::ssthresh_after`], the window-decrease hook). L2DCT is one
+//! more variant ([`L2dctRule`], as baselines.md describes it).
 //!
 //! Units: the congestion window and ssthresh are kept in **bytes** of payload;
 //! configuration gives them in packets (segments of `FlowInfo::mss` bytes).
 
 mod cc;
 mod config;
+mod l2dct;
 mod sender;
 #[cfg(test)]
 mod tests;
 
 pub use cc::{imminence, Cc, DctcpState, FlowProgress, Signal};
-pub use config::{D2tcpConfig, DctcpConfig, ImminenceRange, LpdConfig, LpdRule, LpdVariant, TcpConfig, MAX_RTO};
+pub use config::{
+    D2tcpConfig, DctcpConfig, ImminenceRange, L2dctConfig, LpdConfig, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate, TcpConfig,
+    MAX_RTO,
+};
+pub use l2dct::L2dctRule;
 pub use sender::TcpSender;

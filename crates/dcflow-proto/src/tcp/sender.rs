@@ -1,7 +1,7 @@
 //! The TCP sender state machine: set-up, segmentation, RTO, NewReno recovery.
 
 use super::cc::{Cc, DctcpState, FlowProgress, Signal};
-use super::config::{D2tcpConfig, DctcpConfig, LpdConfig, TcpConfig, MAX_RTO};
+use super::config::{D2tcpConfig, DctcpConfig, L2dctConfig, LpdConfig, TcpConfig, MAX_RTO};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind};
 use dcflow_core::{Dur, Time};
@@ -17,7 +17,7 @@ enum Phase {
     Closed,
 }
 
-/// A TCP sender (NewReno, DCTCP, D2TCP or LPD) for one flow. See the module doc.
+/// A TCP sender (NewReno, DCTCP, D2TCP, L2DCT or LPD) for one flow. See the module doc.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     info: FlowInfo,
@@ -30,6 +30,9 @@ pub struct TcpSender {
     max_cwnd: u64,
     handshake: bool,
     rto_min: Dur,
+    /// The flow's deadline when `stop_at_deadline` is set: the sender gives
+    /// the flow up then ([`TcpConfig::stop_at_deadline`]).
+    stop_at: Option<Time>,
     phase: Phase,
 
     // Sequence space (payload bytes, 0-based).
@@ -100,6 +103,12 @@ impl TcpSender {
         TcpSender::with_cc(info, &dctcp.tcp(), cc)
     }
 
+    /// An L2DCT sender (baselines.md "L2DCT").
+    pub fn l2dct(info: FlowInfo, cfg: &L2dctConfig) -> TcpSender {
+        let cc = Cc::L2dct(DctcpState::new(cfg.dctcp.g, cfg.dctcp.alpha_init), cfg.rule);
+        TcpSender::with_cc(info, &cfg.dctcp.tcp(), cc)
+    }
+
     /// TCP_pr's class for this flow's packets (see
     /// [`TcpConfig::priority_deadlines`]); 0 without TCP_pr.
     fn priority_class(info: &FlowInfo, thresholds: &[Dur]) -> u64 {
@@ -130,6 +139,7 @@ impl TcpSender {
             max_cwnd: cfg.max_cwnd.map_or(u64::MAX, |m| m.max(1) as u64 * mss),
             handshake: cfg.handshake,
             rto_min: cfg.rto_min,
+            stop_at: if cfg.stop_at_deadline { info.deadline } else { None },
             phase: Phase::Idle,
             snd_una: 0,
             snd_nxt: 0,
@@ -271,6 +281,17 @@ impl TcpSender {
         }
     }
 
+    /// `stop_at_deadline`: the deadline has come with bytes unacknowledged;
+    /// nothing more is sent and the flow is reported terminated.
+    fn give_up(&mut self) {
+        if self.phase != Phase::Closed {
+            self.phase = Phase::Closed;
+            self.rto_deadline = None;
+            self.retx_queue.clear();
+            self.events.push_back(FlowEvent::Terminated);
+        }
+    }
+
     fn on_synack(&mut self, now: Time, pkt: &Packet) {
         if self.phase != Phase::SynSent {
             return; // duplicate SYN-ACK of a retransmitted SYN
@@ -362,8 +383,10 @@ impl TcpSender {
             deadline: self.info.deadline,
             size: self.size,
             remaining: self.size.saturating_sub(self.snd_una),
+            sent: self.snd_max,
             cwnd: self.cwnd,
             rtt: self.srtt.unwrap_or(self.info.base_rtt),
+            line_rate: self.info.line_rate.as_bps_f64() / 8.0,
         }
     }
 
@@ -449,6 +472,10 @@ impl Endpoint for TcpSender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
+        if self.stop_at.is_some_and(|d| now >= d) {
+            self.give_up();
+            return;
+        }
         if let Some(t) = self.rto_deadline {
             if now >= t {
                 self.on_rto(now);
@@ -522,7 +549,10 @@ impl Endpoint for TcpSender {
         match self.phase {
             Phase::Idle => Some(self.info.start),
             Phase::Closed => None,
-            _ => self.rto_deadline,
+            _ => match (self.rto_deadline, self.stop_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         }
     }
 

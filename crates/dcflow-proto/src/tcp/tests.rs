@@ -290,3 +290,88 @@ fn tcp_pr_classes_follow_the_deadline_from_the_start() {
     let bad = TcpConfig { priority_deadlines: vec![Dur::ms(30), Dur::ms(10)], ..TcpConfig::default() };
     assert_eq!(bad.validate().unwrap_err().key, "priority_deadlines");
 }
+
+/// Cut the window of a sender grown to 16 MSS with one marked ACK; returns
+/// (window before, window after, alpha).
+fn first_mark_cut(mut s: TcpSender) -> (u64, u64, f64) {
+    let now = grow_to(&mut s, 16 * MSS);
+    drain(&mut s, now);
+    let una = s.snd_una();
+    let mut a = ack(una + MSS, una, now);
+    a.ecn_echo = true;
+    let before = s.cwnd() + MSS; // the ACK's own growth comes first
+    s.handle_packet(now, &a);
+    (before, s.cwnd(), s.alpha().unwrap())
+}
+
+/// L2DCT (baselines.md "L2DCT"): a young flow (sent < s_min) is cut by
+/// alpha^2.5 / 2, an old one (sent > s_max) by alpha^0.125 / 2.
+#[test]
+fn l2dct_cuts_young_flows_gently_and_old_ones_hard() {
+    let mut cfg = L2dctConfig::default();
+    cfg.dctcp.handshake = false;
+    let (w0, w1, alpha) = first_mark_cut(TcpSender::l2dct(info(100_000_000), &cfg));
+    assert_eq!(w1, (w0 as f64 * (1.0 - alpha.powf(2.5) / 2.0)) as u64, "young: weight w_max");
+    // The same flow, counted as old: s_min and s_max far below what it sent.
+    let mut old = cfg.clone();
+    old.rule = L2dctRule { s_min: Bytes(1), s_max: Bytes(2), ..L2dctRule::default() };
+    let (w0, w1, alpha) = first_mark_cut(TcpSender::l2dct(info(100_000_000), &old));
+    assert_eq!(w1, (w0 as f64 * (1.0 - alpha.powf(0.125) / 2.0)) as u64, "old: weight w_min");
+}
+
+/// L2DCT's congestion-avoidance increase: w_c / w_max segments per window,
+/// 1 MSS young and 0.05 MSS (50 B) old.
+#[test]
+fn l2dct_increase_follows_the_weight() {
+    let young = FlowProgress {
+        now: Time::ZERO, start: Time::ZERO, deadline: None, size: 10_000_000, remaining: 10_000_000, sent: 0,
+        cwnd: 10 * MSS, rtt: Dur::us(100), line_rate: 125e6,
+    };
+    let old = FlowProgress { sent: 5_000_000, ..young };
+    let cc = Cc::L2dct(DctcpState::new(1.0 / 16.0, 0.0), L2dctRule::default());
+    assert_eq!(cc.increase(MSS, &young), MSS);
+    assert_eq!(cc.increase(MSS, &old), 50);
+}
+
+/// baselines.md "D2TCP": T_c counts bytes not yet **sent**; past the
+/// deadline d is `d_after_deadline` (2 as ns-3, 1 as Linux).
+#[test]
+fn d2tcp_imminence_counts_unsent_bytes_and_has_an_after_deadline_value() {
+    let p = FlowProgress {
+        now: Time::ZERO, start: Time::ZERO, deadline: Some(Time::ZERO + Dur::ms(1)), size: 150_000,
+        remaining: 150_000, sent: 75_000, cwnd: 10_000, rtt: Dur::us(100), line_rate: 125e6,
+    };
+    // 75,000 B unsent at 0.75 x 10,000 B per 100 us: T_c = 1 ms = D.
+    assert!((imminence(&p, ImminenceRange::default()) - 1.0).abs() < 1e-9);
+    let late = FlowProgress { now: Time::ZERO + Dur::ms(2), ..p };
+    assert_eq!(imminence(&late, ImminenceRange::default()), 2.0);
+    let linux = ImminenceRange { d_after_deadline: 1.0, ..ImminenceRange::default() };
+    assert_eq!(imminence(&late, linux), 1.0);
+    // A lowered floor lets a lax flow's d go below 0.5 (papers/004 §II's 0.4).
+    let lax = FlowProgress { deadline: Some(Time::ZERO + Dur::ms(4)), ..p };
+    assert_eq!(imminence(&lax, ImminenceRange::default()), 0.5);
+    let low = ImminenceRange { d_min: 0.1, ..ImminenceRange::default() };
+    assert!((imminence(&lax, low) - 0.25).abs() < 1e-9);
+    // T_c at the line rate: 75,000 B at 125 MB/s = 0.6 ms of the 1 ms left.
+    let line = ImminenceRange { tc_rate: TcRate::LineRate, ..ImminenceRange::default() };
+    assert!((imminence(&p, line) - 0.6).abs() < 1e-9);
+}
+
+/// `stop_at_deadline`: the sender wakes at the deadline, reports the flow
+/// terminated and sends nothing more; without it, it runs on.
+#[test]
+fn stop_at_deadline_terminates_the_flow_at_its_deadline() {
+    let mut i = info(1_000_000);
+    i.deadline = Some(Time::ZERO + Dur::us(500));
+    let cfg = TcpConfig { stop_at_deadline: true, rto_min: Dur::ms(1), ..no_hs() };
+    let mut s = TcpSender::new(i, &cfg);
+    assert_eq!(drain(&mut s, Time::ZERO).len(), 2);
+    assert_eq!(s.poll_timeout(), i.deadline, "the deadline comes before the 1 ms RTO");
+    s.handle_timeout(i.deadline.unwrap());
+    assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
+    assert!(s.is_closed() && s.poll_timeout().is_none());
+    assert!(s.poll_transmit(i.deadline.unwrap()).is_none());
+    let mut runs_on = TcpSender::new(i, &TcpConfig { rto_min: Dur::ms(1), ..no_hs() });
+    drain(&mut runs_on, Time::ZERO);
+    assert_eq!(runs_on.poll_timeout(), Some(Time::ZERO + Dur::ms(1)));
+}
