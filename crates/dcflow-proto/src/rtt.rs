@@ -1,36 +1,45 @@
-//! Round-trip time estimation and the retransmission timeout of RFC 6298
-//! (§2.2-2.3): SRTT and RTTVAR from samples, RTO = SRTT + 4 RTTVAR above a
-//! floor. MERP §4.1 adopts it ("similar approach ... as that in TCP").
+//! Round-trip time estimation of RFC 6298 (§2.2-2.3), shared by the TCP
+//! family and MERP (whose §4.1 adopts it: "similar approach ... as that in
+//! TCP"): SRTT and RTTVAR from samples, and SRTT + 4 RTTVAR, the
+//! retransmission timeout before each sender's own floor and ceiling.
 
 use dcflow_core::Dur;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RttEstimator {
-    srtt: Dur,
+    srtt: Option<Dur>,
     rttvar: Dur,
-    floor: Dur,
 }
 
 impl RttEstimator {
-    /// Before any sample: SRTT = `initial`, RTTVAR = `initial` / 2 (as the
-    /// first sample would set them), so the first RTO is 3 x `initial`.
-    pub fn new(initial: Dur, floor: Dur) -> RttEstimator {
-        RttEstimator { srtt: initial, rttvar: Dur(initial.0 / 2), floor }
-    }
-
-    /// RFC 6298 §2.3: RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R|; SRTT <- 7/8 SRTT + 1/8 R.
+    /// RFC 6298 §2.2 (first sample R: SRTT = R, RTTVAR = R / 2) and §2.3
+    /// (RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R|; SRTT <- 7/8 SRTT + 1/8 R).
     pub fn sample(&mut self, r: Dur) {
-        let err = self.srtt.0.abs_diff(r.0);
-        self.rttvar = Dur((3 * self.rttvar.0 + err) / 4);
-        self.srtt = Dur((7 * self.srtt.0 + r.0) / 8);
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Dur(r.0 / 2);
+            }
+            Some(srtt) => {
+                let err = srtt.0.abs_diff(r.0);
+                self.rttvar = Dur((3 * self.rttvar.0 + err) / 4);
+                self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
+            }
+        }
     }
 
-    pub fn srtt(&self) -> Dur {
+    /// SRTT, once there is a sample.
+    pub fn srtt(&self) -> Option<Dur> {
         self.srtt
     }
 
-    pub fn rto(&self) -> Dur {
-        Dur(self.srtt.0.saturating_add(self.rttvar.0.saturating_mul(4))).max(self.floor)
+    pub fn rttvar(&self) -> Dur {
+        self.rttvar
+    }
+
+    /// SRTT + 4 RTTVAR, once there is a sample.
+    pub fn rto(&self) -> Option<Dur> {
+        self.srtt.map(|s| Dur(s.0.saturating_add(self.rttvar.0.saturating_mul(4))))
     }
 }
 
@@ -40,11 +49,12 @@ mod tests {
 
     #[test]
     fn rto_is_srtt_plus_four_rttvar() {
-        let mut e = RttEstimator::new(Dur::us(100), Dur::ZERO);
-        assert_eq!(e.rto(), Dur::us(300));
+        let mut e = RttEstimator::default();
+        assert_eq!(e.rto(), None);
+        e.sample(Dur::us(100));
+        assert_eq!(e.rto(), Some(Dur::us(300)));
         e.sample(Dur::us(200));
         // RTTVAR = 3/4 50 + 1/4 100 = 62.5; SRTT = 7/8 100 + 1/8 200 = 112.5.
-        assert_eq!((e.srtt(), e.rto()), (Dur::ns(112_500), Dur::ns(362_500)));
-        assert_eq!(RttEstimator::new(Dur::us(10), Dur::ms(1)).rto(), Dur::ms(1));
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::ns(112_500)), Dur::ns(62_500), Some(Dur::ns(362_500))));
     }
 }

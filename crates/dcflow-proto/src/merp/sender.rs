@@ -44,6 +44,9 @@ pub struct MerpSender {
     /// When the next DET may leave.
     next_det_at: Time,
     rtt: RttEstimator,
+    /// Before the first sample: the path's base RTT (the RTO is 3 of them).
+    base_rtt: Dur,
+    rto_min: Dur,
     /// A SYN or FIN is to be sent, and when the last one left.
     control_due: bool,
     /// Routing moved the flow: a SYN goes out again so that the new path's
@@ -67,7 +70,9 @@ impl MerpSender {
             data: false,
             pacer: Pacer::default(),
             next_det_at: info.start,
-            rtt: RttEstimator::new(info.base_rtt, cfg.rto_min),
+            rtt: RttEstimator::default(),
+            base_rtt: info.base_rtt,
+            rto_min: cfg.rto_min,
             control_due: true,
             resyn: false,
             control_sent_at: info.start,
@@ -114,7 +119,7 @@ impl MerpSender {
             asr: self.info.line_rate.0,
             esr: self.esr,
             theta: self.theta,
-            rtt: self.rtt.srtt(),
+            rtt: self.srtt(),
             start: self.info.start,
             dst: self.info.dst,
             boost: false,
@@ -126,6 +131,16 @@ impl MerpSender {
     /// See [`crate::Sender::path_changed`].
     pub fn path_changed(&mut self) {
         self.resyn = self.phase == Phase::Sending;
+    }
+
+    fn srtt(&self) -> Dur {
+        self.rtt.srtt().unwrap_or(self.base_rtt)
+    }
+
+    /// §4.1: SRTT + 4 RTTVAR; before the first sample, 3 base RTTs (as
+    /// the formula gives for a first sample equal to the base RTT).
+    fn rto(&self) -> Dur {
+        self.rtt.rto().unwrap_or(Dur(self.base_rtt.0 * 3)).max(self.rto_min)
     }
 
     /// Take the rate a reply grants: DATA above Θ, DET otherwise.
@@ -173,7 +188,7 @@ impl Endpoint for MerpSender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        let rto = self.rtt.rto();
+        let rto = self.rto();
         match self.phase {
             Phase::Connecting | Phase::Closing if !self.control_due && now >= self.control_sent_at + rto => {
                 self.control_due = true;
@@ -225,7 +240,7 @@ impl Endpoint for MerpSender {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let rto = self.rtt.rto();
+        let rto = self.rto();
         match self.phase {
             Phase::Connecting | Phase::Closing if !self.control_due => Some(self.control_sent_at + rto),
             Phase::Connecting | Phase::Closing => None,

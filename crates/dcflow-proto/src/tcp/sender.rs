@@ -60,8 +60,7 @@ pub struct TcpSender {
     partial_seen: bool,
 
     // RTO (RFC 6298).
-    srtt: Option<Dur>,
-    rttvar: Dur,
+    rtt: crate::rtt::RttEstimator,
     rto: Dur,
     rto_deadline: Option<Time>,
 
@@ -152,8 +151,7 @@ impl TcpSender {
             recover: None,
             cwr_end: 0,
             partial_seen: false,
-            srtt: None,
-            rttvar: Dur::ZERO,
+            rtt: crate::rtt::RttEstimator::default(),
             rto: rto.min(MAX_RTO.max(cfg.rto_min)),
             rto_deadline: None,
             retx_queue: VecDeque::new(),
@@ -186,10 +184,10 @@ impl TcpSender {
         self.rto
     }
     pub fn srtt(&self) -> Option<Dur> {
-        self.srtt
+        self.rtt.srtt()
     }
     pub fn rttvar(&self) -> Dur {
-        self.rttvar
+        self.rtt.rttvar()
     }
     /// Oldest unacknowledged byte (= bytes acknowledged).
     pub fn snd_una(&self) -> u64 {
@@ -257,19 +255,9 @@ impl TcpSender {
 
     /// RFC 6298 §2.2-2.3 and the `rto_min` floor (§2.4).
     pub(super) fn rtt_sample(&mut self, r: Dur) {
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = Dur(r.0 / 2);
-            }
-            Some(srtt) => {
-                let err = srtt.0.abs_diff(r.0);
-                self.rttvar = Dur((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
-            }
-        }
-        let rto = self.srtt.unwrap().0.saturating_add(self.rttvar.0.saturating_mul(4));
-        self.rto = Dur(rto).max(self.rto_min).min(MAX_RTO.max(self.rto_min));
+        self.rtt.sample(r);
+        let rto = self.rtt.rto().expect("just sampled");
+        self.rto = rto.max(self.rto_min).min(MAX_RTO.max(self.rto_min));
     }
 
     fn close(&mut self) {
@@ -385,7 +373,7 @@ impl TcpSender {
             remaining: self.size.saturating_sub(self.snd_una),
             sent: self.snd_max,
             cwnd: self.cwnd,
-            rtt: self.srtt.unwrap_or(self.info.base_rtt),
+            rtt: self.rtt.srtt().unwrap_or(self.info.base_rtt),
             line_rate: self.info.line_rate.as_bps_f64() / 8.0,
         }
     }
