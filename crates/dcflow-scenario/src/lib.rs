@@ -222,6 +222,7 @@ impl Scenario {
             return Err(ConfigError::new("scenario", "must be a table of keys"));
         }
         let queue_given = raw.pointer("/topology/queue").is_some();
+        let merp_rates_given = ["/protocol/alpha", "/protocol/theta"].iter().any(|k| raw.pointer(k).is_some());
         let mut s: Scenario = serde_path_to_error::deserialize(&raw).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { "scenario".to_string() } else { key };
@@ -239,6 +240,9 @@ impl Scenario {
             };
         }
         s.validate()?;
+        if let (dcflow_proto::ProtocolConfig::Merp(m), true) = (&s.protocol, merp_rates_given) {
+            m.check_theta_bound(s.topology.link_rate).map_err(|e| e.within("protocol"))?;
+        }
         s.stall = Some(s.stall.unwrap_or_else(|| default_stall(&s.protocol)));
         let topo = s.build_topology()?;
         s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo))?;

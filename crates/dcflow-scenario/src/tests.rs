@@ -189,3 +189,15 @@ fn routing_and_timed_faults_name_their_keys() {
     let s = Scenario::from_toml(&ok).unwrap();
     assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "resolved faults parse back");
 }
+
+/// MERP §4.4: alpha C / 2 <= theta <= alpha C, checked when the scenario sets either.
+#[test]
+fn merp_theta_bound_is_checked_when_set() {
+    let e = err("[protocol]\nname = \"merp\"\ntheta = \"0.2Gbps\"\n");
+    assert_eq!(e.key, "protocol.theta");
+    assert!(e.message.contains("§4.4"), "{e}");
+    assert_eq!(err("[protocol]\nname = \"merp\"\nalpha = 0.7\n").key, "protocol.theta");
+    assert!(Scenario::from_toml("[protocol]\nname = \"merp\"\ntheta = \"0.6Gbps\"\n").is_ok());
+    // Defaults are the paper's and are not checked against other link rates.
+    assert!(Scenario::from_toml("[topology]\nlink_rate = \"10Gbps\"\n[protocol]\nname = \"merp\"\n").is_ok());
+}
