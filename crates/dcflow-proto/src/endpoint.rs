@@ -56,6 +56,17 @@ pub enum FlowEvent {
     Terminated,
 }
 
+/// Where a connection-based sender (PDQ, S3, MERP) is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// SYN sent, waiting for the SYN-ACK.
+    Connecting,
+    Sending,
+    /// TERM / FIN sent (all data acknowledged, or given up), waiting for its answer.
+    Closing,
+    Done,
+}
+
 /// The interface every host-side state machine implements.
 pub trait Endpoint {
     fn handle_packet(&mut self, now: Time, pkt: &Packet);

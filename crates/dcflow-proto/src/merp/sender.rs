@@ -17,15 +17,7 @@ use crate::{Endpoint, FlowEvent, FlowInfo, Packet, PacketKind, Sched, HEADER_BYT
 use dcflow_core::{Bytes, Dur, Rate, Time};
 use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// SYN sent, waiting for the SYNACK.
-    Connecting,
-    Sending,
-    /// FIN sent, waiting for the FINACK.
-    Closing,
-    Done,
-}
+pub use crate::endpoint::Phase;
 
 pub struct MerpSender {
     info: FlowInfo,

@@ -23,15 +23,7 @@ use crate::reliability::SegmentTracker;
 use dcflow_core::{Bytes, Dur, Rate, Time};
 use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// SYN sent, waiting for the SYN-ACK.
-    Connecting,
-    Sending,
-    /// TERM sent (all data acknowledged, or Early Termination).
-    Closing,
-    Done,
-}
+pub use crate::endpoint::Phase;
 
 /// What S3's sender does differently from PDQ's (S3 §4.2: "Similar to PDQ").
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -261,22 +261,22 @@ impl TcpSender {
     }
 
     fn close(&mut self) {
-        if self.phase != Phase::Closed {
-            self.phase = Phase::Closed;
-            self.rto_deadline = None;
-            self.retx_queue.clear();
-            self.events.push_back(FlowEvent::Closed);
-        }
+        self.end(FlowEvent::Closed);
     }
 
     /// `stop_at_deadline`: the deadline has come with bytes unacknowledged;
     /// nothing more is sent and the flow is reported terminated.
     fn give_up(&mut self) {
+        self.end(FlowEvent::Terminated);
+    }
+
+    /// Stop for good (once), reporting `how` the flow ended.
+    fn end(&mut self, how: FlowEvent) {
         if self.phase != Phase::Closed {
             self.phase = Phase::Closed;
             self.rto_deadline = None;
             self.retx_queue.clear();
-            self.events.push_back(FlowEvent::Terminated);
+            self.events.push_back(how);
         }
     }
 
