@@ -194,6 +194,11 @@ pub struct WorkloadConfig {
     /// Aggregation only (default host 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<u32>,
+    /// Aggregation only: which hosts send, "in_order" (default: hosts 1..N,
+    /// round the hosts) or "random" (a random order of the other hosts per
+    /// seed, PDQ footnote 6: "randomly picked").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub senders: Option<SenderOrder>,
     /// Stride only (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stride: Option<u32>,
@@ -209,6 +214,15 @@ pub struct WorkloadConfig {
     pub duration: Option<Dur>,
 }
 
+/// `workload.senders`: the order in which aggregation picks its senders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SenderOrder {
+    #[default]
+    InOrder,
+    Random,
+}
+
 impl Default for WorkloadConfig {
     fn default() -> WorkloadConfig {
         WorkloadConfig {
@@ -221,6 +235,7 @@ impl Default for WorkloadConfig {
             deadline: None,
             start: Dur::ZERO,
             receiver: None,
+            senders: None,
             stride: None,
             p: None,
             trace: None,

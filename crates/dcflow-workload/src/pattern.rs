@@ -2,6 +2,7 @@
 
 use crate::validate::Endpoints;
 use dcflow_core::RngStream;
+use rand::seq::SliceRandom;
 use rand::RngExt;
 
 /// Hands out `(src, dst)` for flow `i` of a pattern. Random choices come from
@@ -9,15 +10,21 @@ use rand::RngExt;
 pub(crate) struct Chooser<'a> {
     endpoints: &'a Endpoints,
     hosts: usize,
-    /// `perm[x]` is where host `x` sends (permutation pattern only).
+    /// `perm[x]` is where host `x` sends (permutation pattern), or the
+    /// senders in the order they are used (aggregation with random senders).
     perm: Vec<u32>,
     rng: RngStream,
 }
 
 impl<'a> Chooser<'a> {
     pub(crate) fn new(endpoints: &'a Endpoints, hosts: usize, mut rng: RngStream) -> Chooser<'a> {
-        let perm = match endpoints {
+        let perm = match *endpoints {
             Endpoints::Permutation => derangement(hosts, &mut rng),
+            Endpoints::Aggregation { receiver, random: true } => {
+                let mut others: Vec<u32> = (0..hosts as u32).filter(|&x| x != receiver).collect();
+                others.shuffle(&mut rng);
+                others
+            }
             _ => Vec::new(),
         };
         Chooser {
@@ -34,9 +41,15 @@ impl<'a> Chooser<'a> {
     pub(crate) fn pair(&mut self, i: usize) -> (u32, u32) {
         let h = self.hosts;
         match *self.endpoints {
-            Endpoints::Aggregation { receiver } => {
-                let k = (i % (h - 1)) as u32;
-                let src = if k < receiver { k } else { k + 1 };
+            Endpoints::Aggregation { receiver, random } => {
+                let k = i % (h - 1);
+                let src = if random {
+                    self.perm[k]
+                } else if (k as u32) < receiver {
+                    k as u32
+                } else {
+                    k as u32 + 1
+                };
                 (src, receiver)
             }
             Endpoints::Stride { stride } => {

@@ -50,6 +50,26 @@ fn aggregation_sends_everything_to_the_receiver_round_robin() {
     );
 }
 
+/// PDQ footnote 6: aggregation senders "randomly picked": with `senders =
+/// "random"` the first round is a random order of every other host (a new
+/// one per seed), later rounds repeat it; the default keeps hosts in order.
+#[test]
+fn random_aggregation_senders_are_a_permutation_per_seed() {
+    let c = cfg("pattern = \"aggregation\"\nflows = 22\nreceiver = 3\nsenders = \"random\"");
+    let srcs = |seed| generate(&c, &[], &ctx(12), seed).unwrap().iter().map(|f| f.src).collect::<Vec<u32>>();
+    let a = srcs(1);
+    let mut first: Vec<u32> = a[..11].to_vec();
+    first.sort_unstable();
+    assert_eq!(first, (0..12).filter(|&h| h != 3).collect::<Vec<u32>>());
+    assert_eq!(a[11..], a[..11]);
+    assert_ne!(a, srcs(2));
+    assert_ne!(a[..11].to_vec(), first, "in a random order, not host order");
+    let in_order = cfg("pattern = \"aggregation\"\nflows = 3\nreceiver = 1");
+    let srcs: Vec<u32> = generate(&in_order, &[], &ctx(12), 1).unwrap().iter().map(|f| f.src).collect();
+    assert_eq!(srcs, [0, 2, 3]);
+    assert_eq!(key_of(&cfg("pattern = \"stride\"\nsenders = \"random\""), &[], 12), "workload.senders");
+}
+
 #[test]
 fn stride_and_permutation_shapes() {
     let s = generate(&cfg("pattern = \"stride\"\nstride = 3"), &[], &ctx(8), 1).unwrap();

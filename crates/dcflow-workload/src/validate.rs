@@ -15,7 +15,7 @@ const MAX_EXPECTED_FLOWS: f64 = 1e8;
 /// How the endpoints are chosen, with pattern defaults filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Endpoints {
-    Aggregation { receiver: u32 },
+    Aggregation { receiver: u32, random: bool },
     Stride { stride: u32 },
     Staggered { p: f64, rack: usize },
     Permutation,
@@ -258,7 +258,10 @@ impl WorkloadConfig {
         {
             r.flows = count.map(|c| c as u32);
             match endpoints {
-                Endpoints::Aggregation { receiver } => r.receiver = Some(receiver),
+                Endpoints::Aggregation { receiver, random } => {
+                    r.receiver = Some(receiver);
+                    r.senders = Some(if random { SenderOrder::Random } else { SenderOrder::InOrder });
+                }
                 Endpoints::Stride { stride } => r.stride = Some(stride),
                 Endpoints::Staggered { p, .. } => r.p = Some(p),
                 Endpoints::Permutation | Endpoints::AllToAll => {}
@@ -317,6 +320,7 @@ impl WorkloadConfig {
             self.receiver.is_some() && pat != Pattern::Aggregation,
             &why,
         )?;
+        forbid("senders", self.senders.is_some() && pat != Pattern::Aggregation, &why)?;
         forbid(
             "stride",
             self.stride.is_some() && pat != Pattern::Stride,
@@ -344,7 +348,7 @@ impl WorkloadConfig {
                     "receiver",
                     format!("host {receiver} is outside 0..{h}"),
                 )?;
-                Endpoints::Aggregation { receiver }
+                Endpoints::Aggregation { receiver, random: self.senders == Some(SenderOrder::Random) }
             }
             Pattern::Stride => {
                 let stride = self.stride.unwrap_or(1);
