@@ -7,6 +7,7 @@ print exactly one line ``error: <message>`` on stderr and exit with status 2.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -120,6 +121,35 @@ def plot_cmd(directory: str, out: str | None) -> None:
         raise CliError(str(e)) from None
     for p in paths:
         click.echo(f"wrote {p}")
+
+
+@cli.command("export")
+@click.argument("scenario", metavar="SCENARIO")
+@click.option("--format", "fmt", type=click.Choice(["csv", "hpcc", "htsim"]), required=True,
+              help="csv: dcflow's trace (replays with workload.trace); hpcc: HPCC's ns-3 flow file; "
+              "htsim: an htsim connection matrix (docs/inputs.md).")
+@click.option("-o", "--out", "out", metavar="FILE", required=True, help="The file to write.")
+@click.option("--overwrite", is_flag=True, help="Replace FILE if it exists.")
+@_set_option
+def export_cmd(scenario: str, fmt: str, out: str, overwrite: bool, sets: tuple[str, ...]) -> None:
+    """Write the flows SCENARIO generates (for its seed) as a flow file, to
+    replay them in dcflow or another simulator."""
+    from dcflow.result import write_file_atomically
+
+    sc = _load(scenario, sets)
+    dest = os.path.abspath(out)
+    if os.path.isdir(dest):
+        raise CliError(f"-o: {out} is a directory; expected a file name")
+    if os.path.lexists(dest) and not overwrite:
+        raise CliError(f"-o: {out} exists; pass --overwrite to replace it")
+    if not os.path.isdir(os.path.dirname(dest)):
+        raise CliError(f"-o: {os.path.dirname(dest)} is not a directory")
+    text = sc.export_flows(fmt)
+    try:
+        write_file_atomically(dest, text)
+    except OSError as e:
+        raise CliError(f"{out}: cannot write: {e.strerror or e}", EXIT_FAILURE) from None
+    click.echo(f"wrote {out}", err=True)
 
 
 @cli.command("bench")

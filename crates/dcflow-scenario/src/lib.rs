@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
 pub use output::{utilization, FlowRecord, LinkSample, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
+pub use dcflow_workload::TraceFormat;
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -403,7 +404,16 @@ impl Scenario {
     /// The workload's flows, explicit or generated.
     pub fn flow_specs(&self, topo: &Topology) -> Result<Vec<dcflow_workload::FlowSpec>, ConfigError> {
         dcflow_workload::generate(&self.workload, &self.flows, &self.workload_context(topo), self.seed)
-            
+    }
+
+    /// The flows a run of this scenario simulates, as a flow file in
+    /// `format` (`dcflow export`): what replays them here (`csv`) or in
+    /// another simulator. The error key is `--format` when the format cannot
+    /// carry the flows.
+    pub fn export_flows(&self, format: dcflow_workload::TraceFormat) -> Result<String, ConfigError> {
+        let topo = self.build_topology()?;
+        let flows = self.flow_specs(&topo)?;
+        dcflow_workload::format_flows(&flows, format, topo.hosts).map_err(|m| ConfigError::new("--format", m))
     }
 
     pub fn to_json(&self) -> String {
