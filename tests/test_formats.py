@@ -141,3 +141,25 @@ def test_export_refuses_before_writing(tmp_path):
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "scenario.toml"]
     one_line_error(dcflow("export", sc, "--format", "ns3", "-o", out), "--format")
     assert export(tmp_path, sc, "htsim", "keep.txt", "--overwrite").startswith("Nodes 8")
+
+
+def test_the_inputs_page_examples_are_valid(tmp_path):
+    """docs/inputs.md's TOML examples validate and its trace examples read,
+    so the page cannot drift from the readers."""
+    import re
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "inputs.md").read_text()
+    (tmp_path / "CDF_dctcp.txt").write_text(YAPS_WEB_SEARCH)
+    for i, block in enumerate(re.findall(r"```toml\n(.*?)```", doc, re.S)):
+        text = block if "[topology]" in block else '[topology]\nkind = "star"\nhosts = 4\n' + block
+        text += "" if "[workload]" in text else '\n[workload]\npattern = "aggregation"\n'
+        r = dcflow("validate", write(tmp_path, text, f"example{i}.toml"))
+        assert r.returncode == 0, (block, r.stderr)
+    examples = dict(zip(["csv", "hpcc", "htsim"], re.findall(r"```(?:csv|text)\n(.*?)```", doc, re.S)))
+    for fmt, body in examples.items():
+        (tmp_path / f"ex.{fmt}").write_text(body)
+        replay = REPLAY.replace("hosts = 8", "hosts = 16").format(trace=f"ex.{fmt}", fmt="dcflow" if fmt == "csv" else fmt)
+        r = dcflow("validate", write(tmp_path, replay, f"replay-{fmt}.toml"))
+        assert r.returncode == 0, (fmt, r.stderr)
