@@ -19,7 +19,8 @@ def test_sweep_plots(tmp_path):
     r = run_cli("plot", out)
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in (out / "plots").iterdir())
-    assert names == sorted(f"{n}.{ext}" for n in ("app_throughput", "fct_mean", "fct_cdf_by_protocol")
+    assert names == sorted(f"{n}.{ext}" for n in ("app_throughput", "fct_mean", "fct_cdf_by_protocol",
+                                                            "slowdown_by_size")
                            for ext in ("png", "pdf"))
     for p in (out / "plots").glob("*.png"):
         assert p.read_bytes()[:8] == PNG and p.stat().st_size > 10_000

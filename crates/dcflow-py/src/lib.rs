@@ -74,13 +74,14 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyRe
     if let Some(e) = STOPPED_BY.with_borrow_mut(Option::take) {
         return Err(e);
     }
-    let out: RunOutput = out.map_err(|e| {
+    let mut out: RunOutput = out.map_err(|e| {
         if e.is_interrupted() {
             pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
         } else {
             ScenarioError::new_err(e.to_string())
         }
     })?;
+    out.apply_stats(&s.stats);
     let result = PyDict::new(py);
     let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
     let json = py.import("json")?;

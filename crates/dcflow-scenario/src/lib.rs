@@ -9,6 +9,7 @@
 
 pub mod faults;
 pub mod output;
+pub mod stats;
 
 use dcflow_core::{ConfigError, Dur, LinkId};
 use dcflow_net::{QueueDiscipline, Topology, TopologyConfig, TopologyKind};
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
 pub use output::{utilization, FlowRecord, LinkSample, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
 pub use dcflow_workload::TraceFormat;
+pub use stats::{SizeBucket, StatsConfig};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -124,6 +126,9 @@ pub struct Scenario {
     pub faults: FaultsConfig,
     #[serde(default)]
     pub fluid: FluidConfig,
+    /// Warm-up cut and size buckets of the summary's flow statistics.
+    #[serde(default)]
+    pub stats: StatsConfig,
 }
 
 /// The default `stall` interval: twice the longest time a protocol's sender
@@ -282,6 +287,7 @@ impl Scenario {
             Self::check_link(&topo, name, &format!("faults.links[{i}]"))?;
         }
         self.faults.link_changes(&topo, self.stop)?;
+        self.stats.validate().map_err(|e| e.within("stats"))?;
         self.check_routing(&topo)
     }
 

@@ -116,3 +116,4 @@ def plot_dir(directory: str | os.PathLike[str], out: str | os.PathLike[str] | No
 # Register the built-in plots (import for side effects).
 from dcflow.plot import cdf as _cdf  # noqa: E402,F401
 from dcflow.plot import timeseries as _timeseries  # noqa: E402,F401
+from dcflow.plot import buckets as _buckets  # noqa: E402,F401

@@ -27,10 +27,14 @@ def is_sweep_dir(d: str | os.PathLike[str]) -> bool:
 
 
 def _param_columns(points: pa.Table) -> list[str]:
-    from dcflow.sweep import POINT_SUMMARY_KEYS
+    from dcflow.sweep import BUCKET_STATS, POINT_SUMMARY_KEYS
 
     skip = set(POINT_SUMMARY_KEYS) | {"seed", "status", "error", "run_status"}
-    return [c for c in points.column_names if c not in skip]
+    return [c for c in points.column_names if c not in skip and not _is_bucket_column(c, BUCKET_STATS)]
+
+
+def _is_bucket_column(name: str, stats) -> bool:
+    return name.endswith("]") and name.split("[", 1)[0] in stats
 
 
 def _group_key(params: list[str], points: pa.Table) -> tuple[str | None, str | None]:
@@ -59,14 +63,36 @@ AXIS_LABELS = {
 
 def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str, ylim=None,
            bounds: tuple[float, float] = (0.0, np.inf)):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if not _curve_on(ax, points, metric, scale, bounds):
+        plt.close(fig)
+        return None
+    ax.set_ylabel(ylabel)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_title(f"{title} ({_over_seeds(points)})", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _over_seeds(points: pa.Table) -> str:
+    n_seeds = len(set(points.column("seed").to_pylist()))
+    return f"mean, 95% CI over {n_seeds} seed{'s' if n_seeds != 1 else ''}"
+
+
+def _curve_on(ax, points: pa.Table, metric: str, scale: float, bounds: tuple[float, float]) -> bool:
+    """Draw ``metric`` against the swept parameter on ``ax``, one line per
+    protocol (and other varied parameters), mean and 95% CI over seeds;
+    False when there is nothing to draw."""
     params = _param_columns(points)
     line, x = _group_key(params, points)
     ok = [s == "ok" for s in points.column("status").to_pylist()]
     if metric not in points.column_names or x is None:
-        return None
+        return False
     vals = points.column(metric).to_pylist()
     if all(v is None for v, k in zip(vals, ok) if k):
-        return None
+        return False
     xs_all = points.column(x).to_pylist()
     lines = points.column(line).to_pylist() if line else ["all"] * points.num_rows
     others = [c for c in params if c not in (line, x)]
@@ -76,7 +102,6 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
         if not k or v is None:
             continue
         groups.setdefault((lv, *ov), {}).setdefault(xv, []).append(v * scale)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
     order = list(dict.fromkeys(xs_all))
     for key, by_x in groups.items():
@@ -93,13 +118,30 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
         if not numeric_x:
             ax.set_xticks(xp, [str(v) for v in xk], rotation=20)
     ax.set_xlabel(AXIS_LABELS.get(x, x))
-    ax.set_ylabel(ylabel)
-    if ylim:
-        ax.set_ylim(*ylim)
-    n_seeds = len(set(points.column("seed").to_pylist()))
-    ax.set_title(f"{title} (mean, 95% CI over {n_seeds} seed{'s' if n_seeds != 1 else ''})", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    return True
+
+
+def slowdown_by_size(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    """99th-percentile slowdown per flow-size bucket, one panel per bucket:
+    what pFabric's and HPCC's evaluations show (short flows apart)."""
+    from dcflow.sweep import BUCKET_STATS, bucket_column
+
+    labels = [c[len("slowdown_p99["):-1] for c in points.column_names
+              if c.startswith("slowdown_p99[") and _is_bucket_column(c, BUCKET_STATS)]
+    if not labels:
+        return None
+    fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels) + 0.6, 3.8), squeeze=False)
+    drawn = False
+    for ax, label in zip(axes[0], labels):
+        drawn |= _curve_on(ax, points, bucket_column("slowdown_p99", label), 1.0, (1.0, np.inf))
+        ax.set_title(f"flows {label}", fontsize=9)
+    if not drawn:
+        plt.close(fig)
+        return None
+    axes[0][0].set_ylabel("99th-percentile slowdown (FCT / ideal)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(f"slowdown p99 by flow size ({_over_seeds(points)})", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -142,6 +184,7 @@ SWEEP_PLOTS: dict[str, Callable[..., Any]] = {
     "app_throughput": app_throughput_curve,
     "fct_mean": fct_curve,
     "fct_cdf_by_protocol": fct_cdf_by_protocol,
+    "slowdown_by_size": slowdown_by_size,
 }
 
 
