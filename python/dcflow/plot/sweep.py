@@ -1,9 +1,11 @@
 """Plots of a sweep directory (``points.parquet`` + ``flows/``): application
-throughput and mean FCT vs the swept parameter, one line per protocol, with
-95% confidence intervals over seeds; FCT CDFs by protocol."""
+throughput, mean FCT and per-size slowdown vs the swept parameter, one line
+per protocol, with 95% confidence intervals over seeds; FCT CDFs per grid
+point."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -110,13 +112,13 @@ def _curve_on(ax, points: pa.Table, metric: str, scale: float, bounds: tuple[flo
         m = np.array([s[0] for s in stats], dtype=float)
         ci = np.array([s[1] or 0.0 for s in stats], dtype=float)
         xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
-        label = " ".join(f"{v}" for v in key) if others else str(key[0])
+        label = " ".join(readable(v) for v in key)
         ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
         # A band never leaves what the metric can be (a ratio stays in [0, 100%]).
         ax.fill_between(xp, np.clip(m - ci, *bounds), np.clip(m + ci, *bounds), color=ln.get_color(),
                         alpha=0.18, lw=0)
         if not numeric_x:
-            ax.set_xticks(xp, [str(v) for v in xk], rotation=20)
+            ax.set_xticks(xp, [readable(v) for v in xk], rotation=20)
     ax.set_xlabel(AXIS_LABELS.get(x, x))
     ax.grid(True, alpha=0.3)
     return True
@@ -155,35 +157,78 @@ def fct_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
     return _curve(points, "fct_mean_s", "mean flow completion time (ms)", 1e3, "mean FCT")
 
 
-def fct_cdf_by_protocol(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+def fct_cdf_per_point(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    """FCT CDFs per grid point, not pooled over the grid: one panel per value
+    of the swept parameter, one line per protocol (and other varied
+    parameter); a panel pools only the seeds of its points (replicates)."""
+    from dcflow.plot import plain_log_axis
+
     fl = flows()
     if fl.num_rows == 0 or "fct_s" not in fl.column_names:
         return None
     params = _param_columns(points)
-    line, _ = _group_key(params, points)
-    lines = fl.column(line).to_pylist() if line else ["all"] * fl.num_rows
-    fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], dtype=float)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for lv in dict.fromkeys(lines):
-        m = np.array([v == lv for v in lines]) & ~np.isnan(fct)
-        if m.any():
-            x, y = ecdf(fct[m] * 1e3)
-            ax.step(x, y, where="post", label=f"{lv} ({int(m.sum())} flows)")
-    ax.set_xscale("log")
-    ax.set_xlabel("flow completion time (ms)")
-    ax.set_ylabel("CDF")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("FCT CDF by protocol (all points and seeds, completed flows)", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    line, x = _group_key(params, points)
+    others = [c for c in params if c not in (line, x)]
+    col = lambda c: fl.column(c).to_pylist() if c in fl.column_names else [None] * fl.num_rows  # noqa: E731
+    panels = col(x) if x else ["all"] * fl.num_rows
+    keys = list(zip(col(line) if line else ["all"] * fl.num_rows, *(col(c) for c in others)))
+    fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], dtype=float) * 1e3
+    order = sorted(set(panels)) if all(isinstance(v, (int, float)) for v in panels) else list(dict.fromkeys(panels))
+    ncols = min(len(order), 3)
+    nrows = -(-len(order) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols + 0.4, 2.9 * nrows + 0.5), squeeze=False,
+                             sharex=True, sharey=True)
+    # Colours in the points table's order, as in the other sweep plots.
+    pcol = lambda c: points.column(c).to_pylist() if c else ["all"] * points.num_rows  # noqa: E731
+    ordered = [*zip(pcol(line), *(pcol(c) for c in others)), *keys]
+    colors = {k: f"C{i % 10}" for i, k in enumerate(dict.fromkeys(ordered))}
+    done = ~np.isnan(fct)
+    for ax, pv in zip(axes.flat, order):
+        in_panel = np.array([v == pv for v in panels]) & done
+        for key in colors:
+            m = in_panel & np.array([k == key for k in keys])
+            if m.any():
+                xs, ys = ecdf(fct[m])
+                ax.step(xs, ys, where="post", color=colors[key], label=" ".join(readable(v) for v in key))
+        ax.set_title(f"{AXIS_LABELS.get(x, x)} = {readable(pv)}" if x else "all points", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(0, 1.02)
+    for ax in axes.flat[len(order):]:
+        ax.set_visible(False)
+    if done.any() and np.nanmax(fct) > 100 * np.nanmin(fct[done]):
+        plain_log_axis(axes[0][0], "x")  # shared: every panel follows
+    for ax in axes[-1]:
+        ax.set_xlabel("flow completion time (ms)")
+    for row in axes:
+        row[0].set_ylabel("CDF")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("FCT CDF per grid point (completed flows, seeds pooled)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def readable(v: Any) -> str:
+    """A grid value as a legend shows it: a whole protocol table (stored as
+    JSON text in points.parquet) becomes `dctcp (g=0.1)`, not raw JSON."""
+    if isinstance(v, str) and v[:1] in "{[":
+        try:
+            v = json.loads(v)
+        except ValueError:
+            return v
+    if isinstance(v, dict):
+        rest = ", ".join(f"{k}={readable(x)}" for k, x in v.items() if k != "name")
+        if "name" not in v:
+            return rest
+        return f"{v['name']} ({rest})" if rest else str(v["name"])
+    if isinstance(v, list):
+        return "[" + ", ".join(readable(x) for x in v) + "]"
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 SWEEP_PLOTS: dict[str, Callable[..., Any]] = {
     "app_throughput": app_throughput_curve,
     "fct_mean": fct_curve,
-    "fct_cdf_by_protocol": fct_cdf_by_protocol,
+    "fct_cdf_per_point": fct_cdf_per_point,
     "slowdown_by_size": slowdown_by_size,
 }
 
