@@ -154,3 +154,23 @@ def test_run_plot_has_slowdown_by_size(tmp_path):
     r = dcflow("plot", tmp_path / "out")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "plots" / "slowdown_by_size.png").stat().st_size > 0
+
+
+def test_resume_keeps_points_written_before_the_bucket_columns(tmp_path):
+    """A point file from an older dcflow (no bucket columns) still assembles:
+    its bucket cells are null, the other points keep theirs."""
+    import pyarrow as pa
+
+    sweep = write(tmp_path, SWEEP.format(extra=""), "sweep.toml")
+    out = tmp_path / "sw"
+    assert dcflow("sweep", sweep, "-o", out, "--executor", "inline").returncode == 0
+    old = sorted((out / "points").iterdir())[0]
+    t = pq.read_table(old)
+    pq.write_table(t.select([c for c in t.column_names if not c.endswith("]")]), old)
+    r = dcflow("sweep", sweep, "-o", out, "--resume", "--executor", "inline")
+    assert r.returncode == 0, r.stderr
+    points = pq.read_table(out / "points.parquet")
+    col = points.column("slowdown_p99[<=50KB]").to_pylist()
+    assert points.num_rows == 4 and sum(v is None for v in col) == 1
+    assert set(points.column("status").to_pylist()) == {"ok"}
+    assert isinstance(points, pa.Table)

@@ -698,7 +698,14 @@ def _assemble(out: Path, points: list[Point], columns) -> pa.Table:
     for p in points:
         path = out / "points" / f"{p.id}.parquet"
         t = pq.read_table(path)
-        parts.append(t.cast(schema) if t.schema != schema else t)
+        if t.schema != schema:
+            # A point written before a column existed (resumed from an older
+            # dcflow) gets it as nulls rather than failing the whole sweep.
+            for f in schema:
+                if f.name not in t.column_names:
+                    t = t.append_column(f, pa.nulls(t.num_rows, f.type))
+            t = t.select(schema.names).cast(schema)
+        parts.append(t)
     table = pa.concat_tables(parts) if parts else schema.empty_table()
     _atomic_write_table(table, out / "points.parquet")
     return table
