@@ -49,21 +49,22 @@ def expected_bucket(flows, lo, hi):
             "slowdown_p99": float(np.percentile(done, 99)) if len(done) else None}
 
 
-def assert_buckets(summary, flows):
-    for b in summary["size_buckets"]:
-        want = expected_bucket(flows, b["min_bytes"], b["max_bytes"])
-        for k, v in want.items():
-            assert b[k] == pytest.approx(v, rel=1e-9), (b["label"], k)
+def assert_buckets(summary, flows, bounds):
+    """The summary's per-size keys against the flows table; ``bounds`` are
+    the bucket limits in bytes (the scenario's stats.buckets)."""
+    edges = [0, *bounds, None]
+    assert len(summary["size_buckets"]) == len(bounds) + 1
+    for label, lo, hi in zip(summary["size_buckets"], edges, edges[1:]):
+        for k, v in expected_bucket(flows, lo, hi).items():
+            assert summary[f"{k}[{label}]"] == pytest.approx(v, rel=1e-9), (label, k)
 
 
 def test_default_buckets_are_pfabrics_and_match_the_flows_table(tmp_path):
     summary, flows = run(tmp_path)
-    assert [b["label"] for b in summary["size_buckets"]] == ["<=100KB", "100KB-10MB", ">10MB"]
-    assert [(b["min_bytes"], b["max_bytes"]) for b in summary["size_buckets"]] == [
-        (0, 100_000), (100_000, 10_000_000), (10_000_000, None)]
-    assert sum(b["flows"] for b in summary["size_buckets"]) == summary["flows_measured"] == len(flows)
+    assert summary["size_buckets"] == ["<=100KB", "100KB-10MB", ">10MB"]
+    assert sum(summary[f"flows[{b}]"] for b in summary["size_buckets"]) == summary["flows_measured"] == len(flows)
     assert summary["warmup_s"] == 0
-    assert_buckets(summary, flows)
+    assert_buckets(summary, flows, [100_000, 10_000_000])
 
 
 def test_warmup_leaves_early_flows_out_of_the_statistics_only(tmp_path):
@@ -73,8 +74,8 @@ def test_warmup_leaves_early_flows_out_of_the_statistics_only(tmp_path):
     assert summary["warmup_s"] == 0.002 and summary["flows_measured"] == len(measured)
     assert summary["flows_total"] == len(flows)  # still simulated, still in the table
     assert summary["fct_mean_s"] == pytest.approx(measured.fct_s.dropna().mean(), rel=1e-9)
-    assert [b["label"] for b in summary["size_buckets"]] == ["<=10KB", "10KB-1MB", ">1MB"]
-    assert_buckets(summary, measured)
+    assert summary["size_buckets"] == ["<=10KB", "10KB-1MB", ">1MB"]
+    assert_buckets(summary, measured, [10_000, 1_000_000])
 
 
 def test_the_cli_summary_shows_the_buckets(tmp_path):

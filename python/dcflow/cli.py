@@ -224,19 +224,23 @@ def format_summary(summary: dict[str, Any], title: str | None = None) -> str:
     """A readable two-column table of the summary (docs/outputs.md key order)."""
     from dcflow.result import SUMMARY_KEYS
 
+    from dcflow.sweep import BUCKET_STATS, bucket_column
+
+    labels = summary.get("size_buckets") or []
+    per_bucket = {bucket_column(stat, label) for stat in BUCKET_STATS for label in labels} | {"size_buckets"}
     keys = [k for k in SUMMARY_KEYS if k in summary] + sorted(k for k in summary if k not in SUMMARY_KEYS)
-    keys = [k for k in keys if k != "size_buckets"]
+    keys = [k for k in keys if k not in per_bucket]
     width = max((len(k) for k in keys), default=0)
     lines = [f"summary: {title}"] if title else []
     lines += [f"  {k:<{width}}  {_fmt(k, summary[k])}" for k in keys]
-    buckets = summary.get("size_buckets") or []
-    if buckets:
+    if labels:
         lines.append("  size_buckets (slowdown of completed flows: mean / p50 / p99)")
-        lw = max(len(b["label"]) for b in buckets)
-        for b in buckets:
-            stats = " / ".join(_fmt(k, b.get(k)) for k in ("slowdown_mean", "slowdown_p50", "slowdown_p99"))
+        lw = max(len(label) for label in labels)
+        for label in labels:
+            b = {stat: summary.get(bucket_column(stat, label)) for stat in BUCKET_STATS}
+            stats = " / ".join(_fmt(k, b[k]) for k in ("slowdown_mean", "slowdown_p50", "slowdown_p99"))
             counts = f"{b['completed']:,} of {b['flows']:,} flows"
-            lines.append(f"    {b['label']:<{lw}}  {counts:<22}  {stats}")
+            lines.append(f"    {label:<{lw}}  {counts:<22}  {stats}")
     return "\n".join(lines)
 
 

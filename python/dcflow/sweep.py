@@ -55,8 +55,9 @@ __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_f
 POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status",
                                                     "warmup_s", "flows_measured")
 
-#: Per size bucket (the summary's ``size_buckets``), these statistics are
-#: columns of points.parquet named ``STAT[LABEL]``, e.g. ``slowdown_p99[<=100KB]``.
+#: Per size bucket (the labels in the summary's ``size_buckets``), these
+#: statistics are summary keys and points.parquet columns named
+#: ``STAT[LABEL]``, e.g. ``slowdown_p99[<=100KB]``.
 BUCKET_STATS: tuple[str, ...] = ("flows", "completed", "fct_mean_s", "slowdown_mean", "slowdown_p50", "slowdown_p99")
 
 
@@ -670,10 +671,9 @@ def _point_row(point: Point, outcome: Mapping[str, Any], columns) -> pa.Table:
     row["seed"] = point.seed
     for k in POINT_SUMMARY_KEYS:
         row[_POINT_COLUMN.get(k, k)] = _point_value(k, summary.get(k))
-    buckets = {b["label"]: b for b in summary.get("size_buckets", [])}
     for label in columns.bucket_labels:
         for stat in BUCKET_STATS:
-            row[bucket_column(stat, label)] = _point_value(stat, buckets.get(label, {}).get(stat))
+            row[bucket_column(stat, label)] = _point_value(stat, summary.get(bucket_column(stat, label)))
     row["status"] = outcome["status"]
     row["error"] = outcome.get("error")
     return pa.Table.from_pylist([row], schema=schema)

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
 pub use output::{utilization, FlowRecord, LinkSample, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
 pub use dcflow_workload::TraceFormat;
-pub use stats::{SizeBucket, StatsConfig};
+pub use stats::{SizeBucket, SizeBuckets, StatsConfig};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -2,7 +2,7 @@
 //! summary, and monitored time series. Shared by both engines so that the
 //! summary means the same thing whichever engine produced the flows.
 
-use crate::stats::{size_buckets, SizeBucket, StatsConfig};
+use crate::stats::{size_buckets, SizeBuckets, StatsConfig};
 use dcflow_core::Time;
 use serde::Serialize;
 
@@ -240,8 +240,10 @@ pub struct Summary {
     pub warmup_s: f64,
     /// Flows starting at or after `warmup_s` (all flows without a warm-up).
     pub flows_measured: u64,
-    /// Issue 16: slowdown (and mean FCT) per flow-size range ([`SizeBucket`]).
-    pub size_buckets: Vec<SizeBucket>,
+    /// Issue 16: slowdown (and mean FCT) per flow-size range, as flat keys
+    /// ([`SizeBuckets`]).
+    #[serde(flatten)]
+    pub size_buckets: SizeBuckets,
 }
 
 pub struct RunOutput {
@@ -302,7 +304,7 @@ impl Summary {
             flows_no_path: 0,
             warmup_s: 0.0,
             flows_measured: 0,
-            size_buckets: Vec::new(),
+            size_buckets: SizeBuckets::default(),
         };
         s.measure(flows, &StatsConfig::default());
         s
@@ -344,11 +346,10 @@ impl Summary {
 
 impl RunOutput {
     /// What the `run_toml` / `run_fluid` examples print: the summary, plus
-    /// (`--buckets`) the flows table per size bucket again under
-    /// `size_buckets`, where the examples' readers look for it.
+    /// (`--buckets`) each size bucket as an object under `size_buckets`.
     pub fn report_json(&self, with_buckets: bool) -> String {
         let text = if with_buckets {
-            let report = serde_json::json!({ "summary": &self.summary, "size_buckets": &self.summary.size_buckets });
+            let report = serde_json::json!({ "summary": &self.summary, "size_buckets": &self.summary.size_buckets.0 });
             serde_json::to_string_pretty(&report)
         } else {
             serde_json::to_string_pretty(&self.summary)

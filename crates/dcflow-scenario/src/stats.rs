@@ -10,7 +10,8 @@
 
 use crate::output::{mean, percentile, FlowRecord};
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
 
 /// At most this many bucket bounds: one row per bucket in plots and a
 /// column group per bucket in points.parquet must stay readable.
@@ -83,9 +84,35 @@ pub struct SizeBucket {
     pub slowdown_p99: Option<f64>,
 }
 
+/// The summary's buckets, written flat into it: `size_buckets` (the labels,
+/// smallest first) and one key `STAT[LABEL]` per statistic and bucket
+/// (`slowdown_p99[<=100KB]`), the same names as the sweeps' points.parquet
+/// columns. Flat keys (no nested objects) keep every summary value a
+/// top-level number, as tools comparing summaries with a tolerance expect.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SizeBuckets(pub Vec<SizeBucket>);
+
+impl Serialize for SizeBuckets {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        let labels: Vec<&str> = self.0.iter().map(|b| b.label.as_str()).collect();
+        m.serialize_entry("size_buckets", &labels)?;
+        for b in &self.0 {
+            let key = |stat: &str| format!("{stat}[{}]", b.label);
+            m.serialize_entry(&key("flows"), &b.flows)?;
+            m.serialize_entry(&key("completed"), &b.completed)?;
+            m.serialize_entry(&key("fct_mean_s"), &b.fct_mean_s)?;
+            m.serialize_entry(&key("slowdown_mean"), &b.slowdown_mean)?;
+            m.serialize_entry(&key("slowdown_p50"), &b.slowdown_p50)?;
+            m.serialize_entry(&key("slowdown_p99"), &b.slowdown_p99)?;
+        }
+        m.end()
+    }
+}
+
 /// The buckets of `cfg` over the measured flows among `flows`.
-pub fn size_buckets(flows: &[FlowRecord], cfg: &StatsConfig) -> Vec<SizeBucket> {
-    cfg.bucket_ranges()
+pub fn size_buckets(flows: &[FlowRecord], cfg: &StatsConfig) -> SizeBuckets {
+    SizeBuckets(cfg.bucket_ranges()
         .into_iter()
         .map(|(label, min_bytes, max_bytes)| {
             let inside: Vec<&FlowRecord> = flows
@@ -107,7 +134,7 @@ pub fn size_buckets(flows: &[FlowRecord], cfg: &StatsConfig) -> Vec<SizeBucket> 
                 slowdown_p99: percentile(&slowdowns, 99.0),
             }
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -142,7 +169,7 @@ mod tests {
             flow(3, 10_000_001, 0.0, Some(8.0)),
             flow(4, 20_000_000, 0.0, None),
         ];
-        let b = size_buckets(&flows, &StatsConfig::default());
+        let b = size_buckets(&flows, &StatsConfig::default()).0;
         let shape: Vec<_> = b.iter().map(|b| (b.label.as_str(), b.flows, b.completed)).collect();
         assert_eq!(shape, [("<=100KB", 1, 1), ("100KB-10MB", 2, 2), (">10MB", 2, 1)]);
         assert_eq!(b[1].fct_mean_s, Some(3.0));
@@ -156,8 +183,18 @@ mod tests {
     fn warmup_leaves_out_flows_that_start_before_it() {
         let cfg = StatsConfig { warmup: Dur::ms(10), buckets: vec![Bytes::kb(1)] };
         let flows = [flow(0, 500, 0.009, Some(1.0)), flow(1, 500, 0.010, Some(3.0))];
-        let b = size_buckets(&flows, &cfg);
+        let b = size_buckets(&flows, &cfg).0;
         assert_eq!((b[0].flows, b[0].fct_mean_s), (1, Some(3.0)));
+    }
+
+    #[test]
+    fn the_summary_gets_flat_keys() {
+        let flows = [flow(0, 500, 0.0, Some(1.0))];
+        let json = serde_json::to_value(size_buckets(&flows, &StatsConfig::default())).unwrap();
+        assert_eq!(json["size_buckets"], serde_json::json!(["<=100KB", "100KB-10MB", ">10MB"]));
+        assert_eq!(json["slowdown_p99[<=100KB]"], serde_json::json!(2.0));
+        assert_eq!(json["flows[>10MB]"], serde_json::json!(0));
+        assert!(json["slowdown_p50[>10MB]"].is_null());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-"""Slowdown per flow-size bucket (the summary's ``size_buckets``)."""
+"""Slowdown per flow-size bucket (the summary's ``size_buckets`` and its
+``STAT[LABEL]`` keys)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ def slowdown_by_size(data: RunData):
     """Mean, median and 99th-percentile slowdown per size bucket, each bar
     group labelled with how many flows it covers; the warm-up cut, if any,
     in the title."""
-    buckets = data.summary.get("size_buckets") or []
-    if not any(b.get("completed") for b in buckets):
+    from dcflow.sweep import BUCKET_STATS, bucket_column
+
+    buckets = [{"label": label, **{stat: data.summary.get(bucket_column(stat, label)) for stat in BUCKET_STATS}}
+               for label in data.summary.get("size_buckets") or []]
+    if not any(b["completed"] for b in buckets):
         return None
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     x = np.arange(len(buckets))
