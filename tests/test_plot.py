@@ -117,3 +117,13 @@ def test_readable_values():
     assert readable('{"name": "dctcp", "g": 0.1, "k": "20KB"}') == "dctcp (g=0.1, k=20KB)"
     assert readable('{"g": 0.1}') == "g=0.1"
     assert readable(0.5) == "0.5" and readable("tcp") == "tcp" and readable('["a", 1]') == "[a, 1]"
+
+
+def test_legends_name_every_varied_parameter(tmp_path):
+    text = PROTOCOL_TABLES.replace('[seeds]', '"workload.size.max" = ["1MB", "20MB"]\n\n[seeds]').replace(
+        'size = { dist = "cdf", name = "web_search" }   # 8.8KB to 29MB: FCTs decades apart',
+        'size = { dist = "uniform", min = "2KB", max = "1MB" }')
+    _, figs = _sweep_figures(tmp_path, text)
+    labels = [t.get_text() for t in figs["fct_mean"].axes[0].get_legend().get_texts()]
+    assert labels == ["dctcp (g=0.1), workload.size.max = 1MB", "dctcp (g=0.1), workload.size.max = 20MB",
+                      "tcp, workload.size.max = 1MB", "tcp, workload.size.max = 20MB"]

@@ -112,7 +112,7 @@ def _curve_on(ax, points: pa.Table, metric: str, scale: float, bounds: tuple[flo
         m = np.array([s[0] for s in stats], dtype=float)
         ci = np.array([s[1] or 0.0 for s in stats], dtype=float)
         xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
-        label = " ".join(readable(v) for v in key)
+        label = _legend_label(line, others, key)
         ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
         # A band never leaves what the metric can be (a ratio stays in [0, 100%]).
         ax.fill_between(xp, np.clip(m - ci, *bounds), np.clip(m + ci, *bounds), color=ln.get_color(),
@@ -189,7 +189,7 @@ def fct_cdf_per_point(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
             m = in_panel & np.array([k == key for k in keys])
             if m.any():
                 xs, ys = ecdf(fct[m])
-                ax.step(xs, ys, where="post", color=colors[key], label=" ".join(readable(v) for v in key))
+                ax.step(xs, ys, where="post", color=colors[key], label=_legend_label(line, others, key))
         ax.set_title(f"{AXIS_LABELS.get(x, x)} = {readable(pv)}" if x else "all points", fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.set_ylim(0, 1.02)
@@ -205,6 +205,13 @@ def fct_cdf_per_point(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
     fig.suptitle("FCT CDF per grid point (completed flows, seeds pooled)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def _legend_label(line: str | None, others: list[str], key: tuple[Any, ...]) -> str:
+    """A line's legend entry: its protocol (or series) value, then every
+    other varied parameter by name, so no two lines read alike."""
+    named = [f"{AXIS_LABELS.get(c, c)} = {readable(v)}" for c, v in zip(others, key[1:])]
+    return ", ".join([readable(key[0]), *named] if line else named or ["all"])
 
 
 def readable(v: Any) -> str:
