@@ -295,7 +295,7 @@ def test_plot_writes_pngs(small, tmp_path):
     r = dcflow("plot", out)
     assert r.returncode == 0, r.stderr
     pngs = sorted((out / "plots").glob("*.png"))
-    assert [p.name for p in pngs] == ["fct_cdf.png", "slowdown_cdf.png"]
+    assert [p.name for p in pngs] == ["fct_cdf.png", "slowdown_by_size.png", "slowdown_cdf.png"]
     for p in pngs:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert str(p) in r.stdout

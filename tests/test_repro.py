@@ -33,8 +33,15 @@ def test_catalog_lists_every_entry():
 
 
 @pytest.mark.parametrize("name", READY)
-def test_quick_run(name, tmp_path):
+def test_quick_run(name, tmp_path, monkeypatch):
+    import dcflow.plot
+
+    saved = []
+    real_save = dcflow.plot.save_figure
+    monkeypatch.setattr(dcflow.plot, "save_figure",
+                        lambda fig, *a, **k: saved.append([t.get_text() for t in fig.texts]) or real_save(fig, *a, **k))
     res = run_entry(name, tmp_path, quick=True, workers=2, progress=False)
+    assert saved and dcflow.plot.QUICK_NOTE in saved[0], "a --quick figure says so on itself"
     assert res["failures"] == []
     assert res["csv"] == tmp_path / f"{name}.csv" and res["png"] == tmp_path / f"{name}.png"
     rows = list(csv.DictReader(open(res["csv"])))

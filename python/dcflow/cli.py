@@ -7,6 +7,7 @@ print exactly one line ``error: <message>`` on stderr and exit with status 2.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -122,6 +123,35 @@ def plot_cmd(directory: str, out: str | None) -> None:
         click.echo(f"wrote {p}")
 
 
+@cli.command("export")
+@click.argument("scenario", metavar="SCENARIO")
+@click.option("--format", "fmt", type=click.Choice(["csv", "hpcc", "htsim"]), required=True,
+              help="csv: dcflow's trace (replays with workload.trace); hpcc: HPCC's ns-3 flow file; "
+              "htsim: an htsim connection matrix (docs/inputs.md).")
+@click.option("-o", "--out", "out", metavar="FILE", required=True, help="The file to write.")
+@click.option("--overwrite", is_flag=True, help="Replace FILE if it exists.")
+@_set_option
+def export_cmd(scenario: str, fmt: str, out: str, overwrite: bool, sets: tuple[str, ...]) -> None:
+    """Write the flows SCENARIO generates (for its seed) as a flow file, to
+    replay them in dcflow or another simulator."""
+    from dcflow.result import write_file_atomically
+
+    sc = _load(scenario, sets)
+    dest = os.path.abspath(out)
+    if os.path.isdir(dest):
+        raise CliError(f"-o: {out} is a directory; expected a file name")
+    if os.path.lexists(dest) and not overwrite:
+        raise CliError(f"-o: {out} exists; pass --overwrite to replace it")
+    if not os.path.isdir(os.path.dirname(dest)):
+        raise CliError(f"-o: {os.path.dirname(dest)} is not a directory")
+    text = sc.export_flows(fmt)
+    try:
+        write_file_atomically(dest, text)
+    except OSError as e:
+        raise CliError(f"{out}: cannot write: {e.strerror or e}", EXIT_FAILURE) from None
+    click.echo(f"wrote {out}", err=True)
+
+
 @cli.command("bench")
 @click.argument("scenarios", nargs=-1, metavar="[SCENARIO]...")
 @click.option("--repeat", default=1, show_default=True, help="Runs per scenario; the fastest counts.")
@@ -194,10 +224,23 @@ def format_summary(summary: dict[str, Any], title: str | None = None) -> str:
     """A readable two-column table of the summary (docs/outputs.md key order)."""
     from dcflow.result import SUMMARY_KEYS
 
+    from dcflow.sweep import BUCKET_STATS, bucket_column
+
+    labels = summary.get("size_buckets") or []
+    per_bucket = {bucket_column(stat, label) for stat in BUCKET_STATS for label in labels} | {"size_buckets"}
     keys = [k for k in SUMMARY_KEYS if k in summary] + sorted(k for k in summary if k not in SUMMARY_KEYS)
+    keys = [k for k in keys if k not in per_bucket]
     width = max((len(k) for k in keys), default=0)
     lines = [f"summary: {title}"] if title else []
     lines += [f"  {k:<{width}}  {_fmt(k, summary[k])}" for k in keys]
+    if labels:
+        lines.append("  size_buckets (slowdown of completed flows: mean / p50 / p99)")
+        lw = max(len(label) for label in labels)
+        for label in labels:
+            b = {stat: summary.get(bucket_column(stat, label)) for stat in BUCKET_STATS}
+            stats = " / ".join(_fmt(k, b[k]) for k in ("slowdown_mean", "slowdown_p50", "slowdown_p99"))
+            counts = f"{b['completed']:,} of {b['flows']:,} flows"
+            lines.append(f"    {label:<{lw}}  {counts:<22}  {stats}")
     return "\n".join(lines)
 
 

@@ -199,6 +199,25 @@ def _write_text(path: Path, text: str) -> None:
         os.fsync(f.fileno())
 
 
+def write_file_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary sibling renamed into
+    place, so an error or interrupt never leaves a partial file; the file
+    gets the permissions umask gives a new file (0644 usually)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~current_umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def _write_parquet(table: pa.Table, path: Path) -> None:
     # Fixed options so the same table always gives the same bytes.
     pq.write_table(table, path, compression="zstd", write_statistics=True, store_schema=True)

@@ -132,6 +132,11 @@ class Scenario:
         header = f"# resolved by dcflow {_core.version()}\n"
         return text if text.startswith("# resolved by dcflow") else header + text
 
+    def export_flows(self, format: str = "csv") -> str:
+        """The flows a run of this scenario simulates, as a flow file:
+        ``"csv"`` (dcflow's trace), ``"hpcc"`` or ``"htsim"`` (docs/inputs.md)."""
+        return _core.export_flows(self.to_json(), format)
+
     def topo(self) -> str:
         """Hosts, switches and link names of the scenario's topology."""
         return _core.topo(self.to_json())

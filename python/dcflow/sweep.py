@@ -52,7 +52,18 @@ from dcflow.scenario import Scenario, ScenarioError
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
-POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status")
+POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status",
+                                                    "warmup_s", "flows_measured")
+
+#: Per size bucket (the labels in the summary's ``size_buckets``), these
+#: statistics are summary keys and points.parquet columns named
+#: ``STAT[LABEL]``, e.g. ``slowdown_p99[<=100KB]``.
+BUCKET_STATS: tuple[str, ...] = ("flows", "completed", "fct_mean_s", "slowdown_mean", "slowdown_p50", "slowdown_p99")
+
+
+def bucket_column(stat: str, label: str) -> str:
+    """The points.parquet column of one statistic of one size bucket."""
+    return f"{stat}[{label}]"
 
 #: Summary keys whose column in points.parquet has another name: the summary's
 #: ``status`` (how the run ended) beside the point's own ``status`` (ok | error).
@@ -142,6 +153,9 @@ class Sweep:
             values = list(values)
             if not values:
                 raise SweepError(f"grid.{key}: the list of values is empty")
+            if str(key) in ("stats", "stats.buckets"):
+                raise SweepError(f"grid.{key}: the size buckets cannot vary within a sweep (points.parquet has "
+                                 "one column per bucket); set stats.buckets in the base, or run one sweep per set")
             self.grid[str(key)] = values
         if seeds is None:
             seeds = [int(self.base.to_dict().get("seed", 1))]
@@ -245,6 +259,17 @@ class Sweep:
         return {"base": base, "grid": self.grid, "seeds": self.seeds, "options": self.options, "dcflow": __version__,
                 "files": _file_digests([base, self.grid])}
 
+    def bucket_labels(self) -> list[str]:
+        """The size buckets' labels (the same for every point: the grid
+        cannot vary them), from the first point, or the default buckets when
+        that point is invalid (it then fails on its own)."""
+        try:
+            resolved = self.scenario(self.points()[0]).resolved()
+        except ScenarioError:
+            resolved = Scenario({}).resolved()
+        bounds = resolved["stats"]["buckets"]
+        return [f"<={bounds[0]}", *(f"{a}-{b}" for a, b in zip(bounds, bounds[1:])), f">{bounds[-1]}"]
+
     def __len__(self) -> int:
         return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
 
@@ -279,7 +304,7 @@ class Sweep:
         """
         out = Path(out_dir)
         self._prepare_dir(out, resume=resume, overwrite=overwrite)
-        columns = _param_columns(self.grid)
+        columns = _Columns(_param_columns(self.grid), self.bucket_labels())
         points = self.points()
         done = {p.id for p in points if (out / "points" / f"{p.id}.parquet").exists()} if resume else set()
         todo = [p for p in points if p.id not in done]
@@ -573,18 +598,30 @@ def _param_value(v: Any, typ: pa.DataType, as_json: bool) -> Any:
     return v
 
 
-def _points_schema(columns) -> pa.Schema:
+class _Columns(list):
+    """The grid's parameter columns (a list of (name, type, as_json)), and
+    the size buckets' labels, which give points.parquet its bucket columns."""
+
+    def __init__(self, params, bucket_labels: list[str]):
+        super().__init__(params)
+        self.bucket_labels = bucket_labels
+
+
+def _points_schema(columns: _Columns) -> pa.Schema:
     fields = [pa.field(name, typ) for name, typ, _ in columns]
     fields.append(pa.field("seed", pa.int64()))
     for k in POINT_SUMMARY_KEYS:
         fields.append(pa.field(_POINT_COLUMN.get(k, k), _point_type(k)))
+    for label in columns.bucket_labels:
+        for stat in BUCKET_STATS:
+            fields.append(pa.field(bucket_column(stat, label), _point_type(stat)))
     fields += [pa.field("status", pa.string()), pa.field("error", pa.string())]
     return pa.schema(fields)
 
 
 _FLOAT_KEYS = frozenset(
     {"app_throughput", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_p999_s", "fct_max_s", "slowdown_mean",
-     "slowdown_p99", "slowdown_max", "sim_time_s", "wall_s", "utilization"}
+     "slowdown_p50", "slowdown_p99", "slowdown_max", "sim_time_s", "wall_s", "utilization", "warmup_s"}
 )
 
 
@@ -634,6 +671,9 @@ def _point_row(point: Point, outcome: Mapping[str, Any], columns) -> pa.Table:
     row["seed"] = point.seed
     for k in POINT_SUMMARY_KEYS:
         row[_POINT_COLUMN.get(k, k)] = _point_value(k, summary.get(k))
+    for label in columns.bucket_labels:
+        for stat in BUCKET_STATS:
+            row[bucket_column(stat, label)] = _point_value(stat, summary.get(bucket_column(stat, label)))
     row["status"] = outcome["status"]
     row["error"] = outcome.get("error")
     return pa.Table.from_pylist([row], schema=schema)
@@ -658,7 +698,14 @@ def _assemble(out: Path, points: list[Point], columns) -> pa.Table:
     for p in points:
         path = out / "points" / f"{p.id}.parquet"
         t = pq.read_table(path)
-        parts.append(t.cast(schema) if t.schema != schema else t)
+        if t.schema != schema:
+            # A point written before a column existed (resumed from an older
+            # dcflow) gets it as nulls rather than failing the whole sweep.
+            for f in schema:
+                if f.name not in t.column_names:
+                    t = t.append_column(f, pa.nulls(t.num_rows, f.type))
+            t = t.select(schema.names).cast(schema)
+        parts.append(t)
     table = pa.concat_tables(parts) if parts else schema.empty_table()
     _atomic_write_table(table, out / "points.parquet")
     return table

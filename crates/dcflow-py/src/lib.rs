@@ -49,6 +49,15 @@ fn topo(scenario_json: &str) -> PyResult<String> {
     Ok(t.describe())
 }
 
+/// The scenario's flows as a flow file: `format` is "csv" (dcflow's trace),
+/// "hpcc" or "htsim" (the CLI restricts it to these).
+#[pyfunction]
+fn export_flows(scenario_json: &str, format: &str) -> PyResult<String> {
+    let format = dcflow_scenario::TraceFormat::from_name(format)
+        .ok_or_else(|| ScenarioError::new_err(format!("--format: unknown format {format:?}; use csv, hpcc or htsim")))?;
+    parse(scenario_json)?.export_flows(format).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
 /// Run the scenario; returns {"summary": dict, "flows": columns, "timeseries": columns | None}.
 /// `progress(sim_time_s, flows_done, flows_total, events)` is called every
 /// ~50 ms of a long run; if it raises, the run stops and `run` raises that.
@@ -65,13 +74,14 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyRe
     if let Some(e) = STOPPED_BY.with_borrow_mut(Option::take) {
         return Err(e);
     }
-    let out: RunOutput = out.map_err(|e| {
+    let mut out: RunOutput = out.map_err(|e| {
         if e.is_interrupted() {
             pyo3::exceptions::PyKeyboardInterrupt::new_err(e.message)
         } else {
             ScenarioError::new_err(e.to_string())
         }
     })?;
+    out.apply_stats(&s.stats);
     let result = PyDict::new(py);
     let summary_json = serde_json::to_string(&out.summary).expect("summary serializes");
     let json = py.import("json")?;
@@ -171,5 +181,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(topo, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(export_flows, m)?)?;
     Ok(())
 }

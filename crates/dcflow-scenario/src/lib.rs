@@ -9,6 +9,7 @@
 
 pub mod faults;
 pub mod output;
+pub mod stats;
 
 use dcflow_core::{ConfigError, Dur, LinkId};
 use dcflow_net::{QueueDiscipline, Topology, TopologyConfig, TopologyKind};
@@ -19,6 +20,8 @@ use serde::{Deserialize, Serialize};
 
 pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
 pub use output::{utilization, FlowRecord, LinkSample, RunEnd, RunOutput, RunStats, RunStatus, SeriesRecorder, SeriesRow, Summary};
+pub use dcflow_workload::TraceFormat;
+pub use stats::{SizeBucket, SizeBuckets, StatsConfig};
 
 /// The dcflow version written into resolved scenarios.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -123,6 +126,9 @@ pub struct Scenario {
     pub faults: FaultsConfig,
     #[serde(default)]
     pub fluid: FluidConfig,
+    /// Warm-up cut and size buckets of the summary's flow statistics.
+    #[serde(default)]
+    pub stats: StatsConfig,
 }
 
 /// The default `stall` interval: twice the longest time a protocol's sender
@@ -293,6 +299,7 @@ impl Scenario {
             Self::check_link(&topo, name, &format!("faults.links[{i}]"))?;
         }
         self.faults.link_changes(&topo, self.stop)?;
+        self.stats.validate().map_err(|e| e.within("stats"))?;
         self.check_routing(&topo)
     }
 
@@ -421,7 +428,16 @@ impl Scenario {
     /// The workload's flows, explicit or generated.
     pub fn flow_specs(&self, topo: &Topology) -> Result<Vec<dcflow_workload::FlowSpec>, ConfigError> {
         dcflow_workload::generate(&self.workload, &self.flows, &self.workload_context(topo), self.seed)
-            
+    }
+
+    /// The flows a run of this scenario simulates, as a flow file in
+    /// `format` (`dcflow export`): what replays them here (`csv`) or in
+    /// another simulator. The error key is `--format` when the format cannot
+    /// carry the flows.
+    pub fn export_flows(&self, format: dcflow_workload::TraceFormat) -> Result<String, ConfigError> {
+        let topo = self.build_topology()?;
+        let flows = self.flow_specs(&topo)?;
+        dcflow_workload::format_flows(&flows, format, topo.hosts).map_err(|m| ConfigError::new("--format", m))
     }
 
     pub fn to_json(&self) -> String {

@@ -2,6 +2,7 @@
 //! summary, and monitored time series. Shared by both engines so that the
 //! summary means the same thing whichever engine produced the flows.
 
+use crate::stats::{size_buckets, SizeBuckets, StatsConfig};
 use dcflow_core::Time;
 use serde::Serialize;
 
@@ -233,6 +234,16 @@ pub struct Summary {
     /// Issue 14: flows terminated because failures left them no path
     /// (counted in `flows_terminated` too).
     pub flows_no_path: u64,
+    /// Issue 16: the `[stats] warmup` cut, in seconds: the deadline, FCT and
+    /// slowdown statistics and the buckets cover the flows starting at or
+    /// after it.
+    pub warmup_s: f64,
+    /// Flows starting at or after `warmup_s` (all flows without a warm-up).
+    pub flows_measured: u64,
+    /// Issue 16: slowdown (and mean FCT) per flow-size range, as flat keys
+    /// ([`SizeBuckets`]).
+    #[serde(flatten)]
+    pub size_buckets: SizeBuckets,
 }
 
 pub struct RunOutput {
@@ -254,35 +265,30 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
 }
 
-fn mean(v: &[f64]) -> Option<f64> {
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 impl Summary {
-    /// Summarize completed flows; FCT statistics cover completed flows only.
+    /// Summarize a run under the default `[stats]` (no warm-up, pFabric's
+    /// buckets); [`RunOutput::apply_stats`] applies the scenario's.
     pub fn from_flows(flows: &[FlowRecord], stats: &RunStats) -> Summary {
-        let mut fcts: Vec<f64> = flows.iter().filter_map(|f| f.fct_s).collect();
-        let mut slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown).collect();
-        fcts.sort_by(f64::total_cmp);
-        slowdowns.sort_by(f64::total_cmp);
-        let deadline_flows = flows.iter().filter(|f| f.deadline_s.is_some()).count() as u64;
-        let deadline_met = flows.iter().filter(|f| f.met_deadline == Some(true)).count() as u64;
-        Summary {
+        let mut s = Summary {
             status: stats.status,
-            flows_total: flows.len() as u64,
-            flows_completed: fcts.len() as u64,
-            flows_terminated: flows.iter().filter(|f| f.terminated).count() as u64,
-            deadline_flows,
-            deadline_met,
-            app_throughput: (deadline_flows > 0).then(|| deadline_met as f64 / deadline_flows as f64),
-            fct_mean_s: mean(&fcts),
-            fct_p50_s: percentile(&fcts, 50.0),
-            fct_p99_s: percentile(&fcts, 99.0),
-            fct_p999_s: percentile(&fcts, 99.9),
-            fct_max_s: fcts.last().copied(),
-            slowdown_mean: mean(&slowdowns),
-            slowdown_p99: percentile(&slowdowns, 99.0),
-            slowdown_max: slowdowns.last().copied(),
+            flows_total: 0,
+            flows_completed: 0,
+            flows_terminated: 0,
+            deadline_flows: 0,
+            deadline_met: 0,
+            app_throughput: None,
+            fct_mean_s: None,
+            fct_p50_s: None,
+            fct_p99_s: None,
+            fct_p999_s: None,
+            fct_max_s: None,
+            slowdown_mean: None,
+            slowdown_p99: None,
+            slowdown_max: None,
             sim_time_s: stats.sim_time_s,
             events: stats.events,
             wall_s: stats.wall_s,
@@ -295,51 +301,66 @@ impl Summary {
             packet_hops: stats.packet_hops,
             packets_dropped_by_failure: stats.packets_dropped_by_failure,
             reroutes: stats.reroutes,
-            flows_no_path: flows.iter().filter(|f| f.no_path).count() as u64,
-        }
+            flows_no_path: 0,
+            warmup_s: 0.0,
+            flows_measured: 0,
+            size_buckets: SizeBuckets::default(),
+        };
+        s.measure(flows, &StatsConfig::default());
+        s
+    }
+
+    /// Sets the keys computed from the flows table. Counts of outcomes
+    /// (`flows_total`, `flows_completed`, ...) cover every flow: they say
+    /// how the run went. Deadline, FCT and slowdown statistics cover the
+    /// measured flows (after the warm-up): they are the results; FCT
+    /// statistics are over the completed ones among them.
+    pub fn measure(&mut self, flows: &[FlowRecord], cfg: &StatsConfig) {
+        let measured: Vec<&FlowRecord> = flows.iter().filter(|f| cfg.measures(f)).collect();
+        let mut fcts: Vec<f64> = measured.iter().filter_map(|f| f.fct_s).collect();
+        let mut slowdowns: Vec<f64> = measured.iter().filter_map(|f| f.slowdown).collect();
+        fcts.sort_by(f64::total_cmp);
+        slowdowns.sort_by(f64::total_cmp);
+        let deadline_flows = measured.iter().filter(|f| f.deadline_s.is_some()).count() as u64;
+        let deadline_met = measured.iter().filter(|f| f.met_deadline == Some(true)).count() as u64;
+        self.flows_total = flows.len() as u64;
+        self.flows_completed = flows.iter().filter(|f| f.fct_s.is_some()).count() as u64;
+        self.flows_terminated = flows.iter().filter(|f| f.terminated).count() as u64;
+        self.flows_no_path = flows.iter().filter(|f| f.no_path).count() as u64;
+        self.deadline_flows = deadline_flows;
+        self.deadline_met = deadline_met;
+        self.app_throughput = (deadline_flows > 0).then(|| deadline_met as f64 / deadline_flows as f64);
+        self.fct_mean_s = mean(&fcts);
+        self.fct_p50_s = percentile(&fcts, 50.0);
+        self.fct_p99_s = percentile(&fcts, 99.0);
+        self.fct_p999_s = percentile(&fcts, 99.9);
+        self.fct_max_s = fcts.last().copied();
+        self.slowdown_mean = mean(&slowdowns);
+        self.slowdown_p99 = percentile(&slowdowns, 99.0);
+        self.slowdown_max = slowdowns.last().copied();
+        self.warmup_s = cfg.warmup.as_secs_f64();
+        self.flows_measured = measured.len() as u64;
+        self.size_buckets = size_buckets(flows, cfg);
     }
 }
 
-/// Completed flows of one size range: the per-size view of the pFabric paper's
-/// Fig. 8-10 ((0, 100KB], (100KB, 10MB], > 10MB on the web-search workload).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SizeBucket {
-    /// "<=100KB", "100KB-10MB" or ">10MB".
-    pub label: &'static str,
-    pub flows: u64,
-    pub fct_mean_s: Option<f64>,
-    pub slowdown_mean: Option<f64>,
-}
-
-/// Upper size bound (inclusive) and label of each [`SizeBucket`].
-const SIZE_BUCKETS: [(u64, &str); 3] = [(100_000, "<=100KB"), (10_000_000, "100KB-10MB"), (u64::MAX, ">10MB")];
-
-/// Mean FCT and slowdown of the completed flows per size range (sizes in
-/// decimal units, as `Bytes::kb`).
-pub fn size_buckets(flows: &[FlowRecord]) -> Vec<SizeBucket> {
-    let mut lower = 0;
-    SIZE_BUCKETS
-        .iter()
-        .map(|&(upper, label)| {
-            let inside = flows.iter().filter(|f| f.size_bytes > lower && f.size_bytes <= upper);
-            let (fcts, slowdowns): (Vec<f64>, Vec<f64>) = inside.filter_map(|f| Some((f.fct_s?, f.slowdown?))).unzip();
-            lower = upper;
-            SizeBucket { label, flows: fcts.len() as u64, fct_mean_s: mean(&fcts), slowdown_mean: mean(&slowdowns) }
-        })
-        .collect()
-}
-
 impl RunOutput {
-    /// What the `run_toml` / `run_fluid` examples print: the summary, plus the
-    /// per-size-range means under `size_buckets` when asked (`--buckets`).
+    /// What the `run_toml` / `run_fluid` examples print: the summary, plus
+    /// (`--buckets`) each size bucket as an object under `size_buckets`.
     pub fn report_json(&self, with_buckets: bool) -> String {
         let text = if with_buckets {
-            let report = serde_json::json!({ "summary": &self.summary, "size_buckets": size_buckets(&self.flows) });
+            let report = serde_json::json!({ "summary": &self.summary, "size_buckets": &self.summary.size_buckets.0 });
             serde_json::to_string_pretty(&report)
         } else {
             serde_json::to_string_pretty(&self.summary)
         };
         text.expect("a summary always serializes")
+    }
+
+    /// Recomputes the summary's flow statistics under the scenario's
+    /// `[stats]` (warm-up, buckets); the engines summarize with the defaults.
+    pub fn apply_stats(&mut self, cfg: &StatsConfig) {
+        self.summary.measure(&self.flows, cfg);
     }
 }
 
@@ -384,21 +405,5 @@ mod tests {
         assert_eq!(s.fct_mean_s, Some(2.0));
         assert_eq!(s.fct_max_s, Some(3.0));
         assert_eq!(s.slowdown_max, Some(6.0));
-    }
-    #[test]
-    fn size_buckets_split_at_100kb_and_10mb_inclusive() {
-        let sized = |id, size, fct| FlowRecord { size_bytes: size, ..flow(id, fct, None) };
-        let flows = [
-            sized(0, 100_000, Some(1.0)),
-            sized(1, 100_001, Some(2.0)),
-            sized(2, 10_000_000, Some(4.0)),
-            sized(3, 10_000_001, Some(8.0)),
-            sized(4, 20_000_000, None),
-        ];
-        let b = size_buckets(&flows);
-        assert_eq!(b.iter().map(|b| (b.label, b.flows)).collect::<Vec<_>>(), [("<=100KB", 1), ("100KB-10MB", 2), (">10MB", 1)]);
-        assert_eq!(b[1].fct_mean_s, Some(3.0));
-        assert_eq!(b[1].slowdown_mean, Some(6.0), "ideal 0.5 s");
-        assert_eq!(b[2].fct_mean_s, Some(8.0), "the unfinished flow is not counted");
     }
 }

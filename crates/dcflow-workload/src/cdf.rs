@@ -46,6 +46,42 @@ const DATA_MINING_PACKETS: [(f64, f64); 9] = [
     (666667.0, 1.0),
 ];
 
+/// How a CDF file lays out its rows (`size = { dist = "cdf", file = ..., format = ... }`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CdfFormat {
+    /// `size_bytes,cumulative_probability`, comma-separated.
+    #[default]
+    Dcflow,
+    /// YAPS (and pFabric's ns-2 `CDF_*.tcl`): `size_in_packets  1  cdf`,
+    /// whitespace-separated, sizes in 1460-byte packets (YAPS multiplies by
+    /// 1460 for its mean flow size), the middle column unused.
+    Yaps,
+    /// HPCC's `traffic_gen` (`WebSearch_distribution.txt`): `size_bytes
+    /// cdf_percent`, whitespace-separated, probabilities in percent (0-100).
+    Hpcc,
+}
+
+impl CdfFormat {
+    /// As the scenario spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CdfFormat::Dcflow => "dcflow",
+            CdfFormat::Yaps => "yaps",
+            CdfFormat::Hpcc => "hpcc",
+        }
+    }
+
+    /// One row, as error messages show it.
+    fn layout(self) -> &'static str {
+        match self {
+            CdfFormat::Dcflow => "size_bytes,cumulative_probability",
+            CdfFormat::Yaps => "size_in_packets unused cumulative_probability (YAPS)",
+            CdfFormat::Hpcc => "size_bytes cumulative_percent (HPCC)",
+        }
+    }
+}
+
 /// The built-in CDFs (`size = { dist = "cdf", name = ... }`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -108,31 +144,41 @@ impl EmpiricalCdf {
         EmpiricalCdf::new(points).expect("built-in CDFs are valid")
     }
 
-    /// Reads rows `size_bytes,cumulative_probability`. Blank lines, `#`
-    /// comments and a header line whose first field is not a number are skipped.
+    /// Reads rows `size_bytes,cumulative_probability` (dcflow's own layout).
     pub fn parse_csv(text: &str) -> Result<EmpiricalCdf, String> {
+        EmpiricalCdf::parse(text, CdfFormat::Dcflow)
+    }
+
+    /// Reads a CDF file in `format`. Blank lines and `#` comments are
+    /// skipped, and so is a header line whose first field is not a number
+    /// (the other simulators' files have none, but a spreadsheet export may).
+    /// Each row becomes `(bytes, probability)`, so every format samples the
+    /// same way once read.
+    pub fn parse(text: &str, format: CdfFormat) -> Result<EmpiricalCdf, String> {
         let mut points = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            let fields: Vec<&str> = match format {
+                CdfFormat::Dcflow => line.split(',').map(str::trim).collect(),
+                CdfFormat::Yaps | CdfFormat::Hpcc => line.split_whitespace().collect(),
+            };
             if points.is_empty() && n == 0 && fields[0].parse::<f64>().is_err() {
                 continue; // header
             }
-            let bad = || {
-                format!(
-                    "line {}: expected `size_bytes,cumulative_probability`, got {line:?}",
-                    n + 1
-                )
+            let bad = || format!("line {}: expected `{}`, got {line:?}", n + 1, format.layout());
+            let numbers: Vec<f64> = fields.iter().map(|f| f.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+            let point = match (format, numbers.as_slice()) {
+                (CdfFormat::Dcflow, &[bytes, p]) => (bytes, p),
+                // YAPS reads the second column and then overwrites it with the
+                // third: only the first and last count.
+                (CdfFormat::Yaps, &[packets, _, p]) => (packets * PFABRIC_PACKET, p),
+                (CdfFormat::Hpcc, &[bytes, percent]) => (bytes, percent / 100.0),
+                _ => return Err(bad()),
             };
-            if fields.len() != 2 {
-                return Err(bad());
-            }
-            let x: f64 = fields[0].parse().map_err(|_| bad())?;
-            let p: f64 = fields[1].parse().map_err(|_| bad())?;
-            points.push((x, p));
+            points.push(point);
         }
         EmpiricalCdf::new(points)
     }
@@ -198,5 +244,19 @@ mod tests {
         let e = EmpiricalCdf::parse_csv("100,0.2\n300;1\n").unwrap_err();
         assert!(e.contains("line 2"), "{e}");
         assert!(EmpiricalCdf::parse_csv("# comment\n0,0\n10,1\n").is_ok());
+    }
+
+    /// YAPS's `CDF_dctcp.txt` is the web-search table in packets: read as
+    /// YAPS, it is the built-in web-search CDF; HPCC's layout is percent.
+    #[test]
+    fn other_simulators_layouts() {
+        let yaps: String = WEB_SEARCH_PACKETS.iter().map(|(pk, p)| format!("{pk} 1 {p}\n")).collect();
+        assert_eq!(EmpiricalCdf::parse(&yaps, CdfFormat::Yaps).unwrap(), EmpiricalCdf::builtin(CdfName::WebSearch));
+        let hpcc = EmpiricalCdf::parse("0 0\n10000 15\n30000000 100\n", CdfFormat::Hpcc).unwrap();
+        assert_eq!(hpcc.points, vec![(0.0, 0.0), (10000.0, 0.15), (30000000.0, 1.0)]);
+        let e = EmpiricalCdf::parse("6 1 0\n6 0.15\n", CdfFormat::Yaps).unwrap_err();
+        assert!(e.contains("line 2") && e.contains("YAPS"), "{e}");
+        let e = EmpiricalCdf::parse("0 0\n100 0.5\n200 1\n", CdfFormat::Hpcc).unwrap_err();
+        assert!(e.contains("must be 1"), "a [0, 1] file read as percent: {e}");
     }
 }

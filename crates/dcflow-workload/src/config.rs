@@ -11,7 +11,8 @@
 //! workload key (a count) and a root key (the explicit list), so a
 //! section-relative key would be ambiguous.
 
-use crate::cdf::CdfName;
+use crate::cdf::{CdfFormat, CdfName};
+use crate::trace::TraceFormat;
 use dcflow_core::{Bytes, Dur, Rate};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -89,7 +90,8 @@ pub enum SizeKind {
 }
 
 /// `size = { dist = ..., ... }`. Keys per `dist`: fixed `value`; uniform
-/// `min, max`; exponential `mean`; pareto `mean, shape`; cdf `name` or `file`.
+/// `min, max`; exponential `mean`; pareto `mean, shape`; cdf `name` or `file`
+/// (with its `format`).
 /// Default: uniform on [2KB, 198KB], PDQ §5.1's deadline-constrained flows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -111,6 +113,10 @@ pub struct SizeConfig {
     /// makes a relative path relative to the scenario file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
+    /// How `file` lays out its rows (default: dcflow's CSV). Absent unless
+    /// given, so scenarios without it resolve (and fingerprint) as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<CdfFormat>,
 }
 
 impl Default for SizeConfig {
@@ -124,6 +130,7 @@ impl Default for SizeConfig {
             shape: None,
             name: None,
             file: None,
+            format: None,
         }
     }
 }
@@ -205,9 +212,14 @@ pub struct WorkloadConfig {
     /// Staggered only: probability of a same-rack destination (default 0.5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p: Option<f64>,
-    /// Explicit only: CSV trace `id,src,dst,size_bytes,start_s,deadline_s`.
+    /// Explicit only: a file of flows, by default a CSV trace
+    /// `id,src,dst,size_bytes,start_s,deadline_s`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
+    /// With `trace` only: its format (default `dcflow`, the CSV above; or
+    /// `hpcc`, `htsim`: other simulators' flow files, see `trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_format: Option<TraceFormat>,
     /// Poisson only: arrivals stop at `start + duration`. Without `flows`
     /// there is then no count limit.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -239,6 +251,7 @@ impl Default for WorkloadConfig {
             stride: None,
             p: None,
             trace: None,
+            trace_format: None,
             duration: None,
         }
     }

@@ -8,12 +8,42 @@
 //! without a header has the columns `id,src,dst,size_bytes,start_s,deadline_s`
 //! in that order. `#` lines are comments. Ids must be unique; flows are
 //! renumbered densely in start order when generated.
+//!
+//! Other simulators' flow files (HPCC, htsim) are read and written by
+//! [`crate::foreign`]; [`TraceFormat`] picks one.
 
 use crate::config::ExplicitFlow;
+use crate::foreign;
 use crate::generate::FlowSpec;
 use dcflow_core::{Bytes, ConfigError, Dur, PS_PER_S};
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::Path;
+
+/// The format of a flow file (`workload.trace_format`, `dcflow export --format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// dcflow's CSV trace (the flows table's columns).
+    #[default]
+    Dcflow,
+    /// HPCC's ns-3 flow file.
+    Hpcc,
+    /// htsim's connection matrix.
+    Htsim,
+}
+
+impl TraceFormat {
+    /// By the name the scenario and the CLI use (`csv` is dcflow's trace).
+    pub fn from_name(name: &str) -> Option<TraceFormat> {
+        match name {
+            "dcflow" | "csv" => Some(TraceFormat::Dcflow),
+            "hpcc" => Some(TraceFormat::Hpcc),
+            "htsim" => Some(TraceFormat::Htsim),
+            _ => None,
+        }
+    }
+}
 
 const HEADER: &str = "id,src,dst,size_bytes,start_s,deadline_s";
 /// The columns a trace is read from.
@@ -23,12 +53,27 @@ const OUTPUT_ONLY: [&str; 7] =
     ["finish_s", "fct_s", "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"];
 const REQUIRED: [&str; 4] = ["src", "dst", "size_bytes", "start_s"];
 
-/// Reads a trace file. The error key is `workload.trace`; the message names
-/// the file and line.
-pub fn read_trace(path: &Path) -> Result<Vec<ExplicitFlow>, ConfigError> {
+/// Reads a flow file in `format`. The error key is `workload.trace`; the
+/// message names the file and line.
+pub fn read_trace(path: &Path, format: TraceFormat) -> Result<Vec<ExplicitFlow>, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError::new("workload.trace", format!("cannot read {}: {e}", path.display())))?;
-    parse_trace(&text).map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
+    let flows = match format {
+        TraceFormat::Dcflow => parse_trace(&text),
+        TraceFormat::Hpcc => foreign::parse_hpcc(&text),
+        TraceFormat::Htsim => foreign::parse_htsim(&text),
+    };
+    flows.map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
+}
+
+/// Writes flows in `format`; `hosts` is the topology's host count (htsim's
+/// `Nodes`). Fails when the format cannot carry the flows (deadlines).
+pub fn format_flows(flows: &[FlowSpec], format: TraceFormat, hosts: usize) -> Result<String, String> {
+    match format {
+        TraceFormat::Dcflow => Ok(format_trace(flows)),
+        TraceFormat::Hpcc => foreign::format_hpcc(flows),
+        TraceFormat::Htsim => foreign::format_htsim(flows, hosts),
+    }
 }
 
 /// Where each column read sits in a row.
@@ -138,7 +183,7 @@ pub fn format_trace(flows: &[FlowSpec]) -> String {
 }
 
 /// `ps` as decimal seconds without rounding.
-fn seconds(ps: u64) -> String {
+pub(crate) fn seconds(ps: u64) -> String {
     let (s, frac) = (ps / PS_PER_S, ps % PS_PER_S);
     if frac == 0 {
         return s.to_string();

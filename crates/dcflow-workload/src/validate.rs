@@ -6,7 +6,7 @@
 use crate::cdf::EmpiricalCdf;
 use crate::config::*;
 use crate::dist::{DeadlineDist, SizeDist};
-use crate::trace::read_trace;
+use crate::trace::{read_trace, TraceFormat};
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
 
 /// Largest number of flows a Poisson `duration` may be expected to produce.
@@ -70,7 +70,7 @@ impl SizeConfig {
             SizeKind::Uniform => &["min", "max"],
             SizeKind::Exponential => &["mean"],
             SizeKind::Pareto => &["mean", "shape"],
-            SizeKind::Cdf => &["name", "file"],
+            SizeKind::Cdf => &["name", "file", "format"],
         };
         let present = [
             ("value", self.value.is_some()),
@@ -80,6 +80,7 @@ impl SizeConfig {
             ("shape", self.shape.is_some()),
             ("name", self.name.is_some()),
             ("file", self.file.is_some()),
+            ("format", self.format.is_some()),
         ];
         for (k, p) in present {
             if !allowed.contains(&k) {
@@ -121,13 +122,19 @@ impl SizeConfig {
                 SizeDist::Pareto { mean, shape }
             }
             SizeKind::Cdf => match (self.name, &self.file) {
-                (Some(name), None) => SizeDist::Cdf(EmpiricalCdf::builtin(name)),
+                (Some(name), None) => {
+                    forbid("size.format", self.format.is_some(), "to a built-in CDF (size.name); it is the layout of size.file")?;
+                    SizeDist::Cdf(EmpiricalCdf::builtin(name))
+                }
                 (None, Some(file)) => {
                     let text = std::fs::read_to_string(file).map_err(|e| {
                         err("size.file", format!("cannot read {}: {e}", file.display()))
                     })?;
-                    let cdf = EmpiricalCdf::parse_csv(&text)
-                        .map_err(|e| err("size.file", format!("{}: {e}", file.display())))?;
+                    let format = self.format.unwrap_or_default();
+                    let cdf = EmpiricalCdf::parse(&text, format).map_err(|e| {
+                        let read_as = self.format.map_or(String::new(), |f| format!(" (read as size.format = \"{}\")", f.name()));
+                        err("size.file", format!("{}: {e}{read_as}", file.display()))
+                    })?;
                     ensure(
                         cdf.mean() >= 1.0,
                         "size.file",
@@ -332,6 +339,11 @@ impl WorkloadConfig {
             self.trace.is_some() && pat != Pattern::Explicit,
             &why,
         )?;
+        forbid(
+            "trace_format",
+            self.trace_format.is_some() && self.trace.is_none(),
+            "without trace (it is the format of that file)",
+        )?;
         if pat != Pattern::Explicit {
             for (i, f) in explicit.iter().enumerate() {
                 check_explicit(f, &format!("flows[{i}]"), ctx)?;
@@ -513,7 +525,8 @@ impl WorkloadConfig {
                 Err(err("trace", "give either [[flows]] or trace, not both"))
             }
             Some(path) => {
-                let flows = read_trace(path).map_err(|e| err("trace", e.message))?;
+                let format = self.trace_format.unwrap_or(TraceFormat::Dcflow);
+                let flows = read_trace(path, format).map_err(|e| err("trace", e.message))?;
                 ensure(!flows.is_empty(), "trace", "has no flows")?;
                 for (i, f) in flows.iter().enumerate() {
                     check_explicit(f, &format!("trace.row[{i}]"), ctx)?;

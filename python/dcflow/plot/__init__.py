@@ -22,7 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-__all__ = ["RunData", "PlotError", "register", "PLOTS", "plot_dir", "load_run", "save_figure"]
+__all__ = ["RunData", "PlotError", "register", "PLOTS", "plot_dir", "load_run", "save_figure", "plain_log_axis",
+           "QUICK_NOTE", "mark_quick"]
 
 
 class PlotError(Exception):
@@ -72,6 +73,41 @@ def load_run(directory: str | os.PathLike[str]) -> RunData:
     return RunData(d, flows, ts, summary)
 
 
+def plain_log_axis(ax, axis: str = "x", scale: str = "log", **kwargs: Any) -> None:
+    """Put ``axis`` of ``ax`` on a log (or symlog) scale with its ticks as
+    plain numbers (0.01, 0.1, 1, 10) instead of powers of ten, as papers
+    print them, so a reader can compare without converting."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    getattr(ax, f"set_{axis}scale")(scale, **kwargs)
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(FuncFormatter(lambda v, _: np.format_float_positional(v, trim="-")))
+    target.set_minor_formatter(NullFormatter())
+
+
+#: What a figure from a `--quick` catalog run says on itself.
+QUICK_NOTE = "QUICK RUN (--quick): fewer points and seeds than the full run; not for comparison"
+
+
+def mark_quick(fig, band: float = 0.3) -> None:
+    """Mark a figure as coming from a `--quick` run, on the figure itself
+    (a file copied out of its directory keeps the warning): the figure grows
+    by a ``band`` (inches) at the bottom that holds the note, so it covers
+    nothing already drawn."""
+    w, h = fig.get_size_inches()
+    lift = lambda y: (y * h + band) / (h + band)  # noqa: E731 - figure fraction before -> after
+    boxes = [(ax, ax.get_position()) for ax in fig.axes]
+    texts = [(t, t.get_position()) for t in fig.texts]
+    fig.set_size_inches(w, h + band)
+    for ax, p in boxes:
+        ax.set_position([p.x0, lift(p.y0), p.width, p.height * h / (h + band)])
+    for t, (x, y) in texts:
+        t.set_position((x, lift(y)))
+    fig.text(0.5, band / 2 / (h + band), QUICK_NOTE, ha="center", va="center", fontsize=7, color="firebrick",
+             bbox={"facecolor": "white", "edgecolor": "firebrick", "pad": 2})
+
+
 def save_figure(fig, path: str | os.PathLike[str], formats: tuple[str, ...] = ("png",)) -> list[Path]:
     """Save ``fig`` as ``path`` (and the same stem in the other ``formats``),
     each atomically (temp file + rename); closes the figure."""
@@ -116,3 +152,4 @@ def plot_dir(directory: str | os.PathLike[str], out: str | os.PathLike[str] | No
 # Register the built-in plots (import for side effects).
 from dcflow.plot import cdf as _cdf  # noqa: E402,F401
 from dcflow.plot import timeseries as _timeseries  # noqa: E402,F401
+from dcflow.plot import buckets as _buckets  # noqa: E402,F401

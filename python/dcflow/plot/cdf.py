@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dcflow.plot import RunData, register
+from dcflow.plot import RunData, plain_log_axis, register
 
 
 def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -29,6 +29,8 @@ def _cdf_figure(values: np.ndarray, xlabel: str, title: str, total: int):
     if len(values):
         x, y = ecdf(values)
         ax.step(x, y, where="post")
+        if values.min() > 0 and values.max() > 100 * values.min():  # orders of magnitude apart
+            plain_log_axis(ax, "x")
     else:
         ax.text(0.5, 0.5, "no completed flows", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(xlabel)

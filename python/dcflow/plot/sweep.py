@@ -1,9 +1,11 @@
 """Plots of a sweep directory (``points.parquet`` + ``flows/``): application
-throughput and mean FCT vs the swept parameter, one line per protocol, with
-95% confidence intervals over seeds; FCT CDFs by protocol."""
+throughput, mean FCT and per-size slowdown vs the swept parameter, one line
+per protocol, with 95% confidence intervals over seeds; FCT CDFs per grid
+point."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -27,10 +29,14 @@ def is_sweep_dir(d: str | os.PathLike[str]) -> bool:
 
 
 def _param_columns(points: pa.Table) -> list[str]:
-    from dcflow.sweep import POINT_SUMMARY_KEYS
+    from dcflow.sweep import BUCKET_STATS, POINT_SUMMARY_KEYS
 
     skip = set(POINT_SUMMARY_KEYS) | {"seed", "status", "error", "run_status"}
-    return [c for c in points.column_names if c not in skip]
+    return [c for c in points.column_names if c not in skip and not _is_bucket_column(c, BUCKET_STATS)]
+
+
+def _is_bucket_column(name: str, stats) -> bool:
+    return name.endswith("]") and name.split("[", 1)[0] in stats
 
 
 def _group_key(params: list[str], points: pa.Table) -> tuple[str | None, str | None]:
@@ -59,14 +65,36 @@ AXIS_LABELS = {
 
 def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str, ylim=None,
            bounds: tuple[float, float] = (0.0, np.inf)):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if not _curve_on(ax, points, metric, scale, bounds):
+        plt.close(fig)
+        return None
+    ax.set_ylabel(ylabel)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_title(f"{title} ({_over_seeds(points)})", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _over_seeds(points: pa.Table) -> str:
+    n_seeds = len(set(points.column("seed").to_pylist()))
+    return f"mean, 95% CI over {n_seeds} seed{'s' if n_seeds != 1 else ''}"
+
+
+def _curve_on(ax, points: pa.Table, metric: str, scale: float, bounds: tuple[float, float]) -> bool:
+    """Draw ``metric`` against the swept parameter on ``ax``, one line per
+    protocol (and other varied parameters), mean and 95% CI over seeds;
+    False when there is nothing to draw."""
     params = _param_columns(points)
     line, x = _group_key(params, points)
     ok = [s == "ok" for s in points.column("status").to_pylist()]
     if metric not in points.column_names or x is None:
-        return None
+        return False
     vals = points.column(metric).to_pylist()
     if all(v is None for v, k in zip(vals, ok) if k):
-        return None
+        return False
     xs_all = points.column(x).to_pylist()
     lines = points.column(line).to_pylist() if line else ["all"] * points.num_rows
     others = [c for c in params if c not in (line, x)]
@@ -76,7 +104,6 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
         if not k or v is None:
             continue
         groups.setdefault((lv, *ov), {}).setdefault(xv, []).append(v * scale)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
     order = list(dict.fromkeys(xs_all))
     for key, by_x in groups.items():
@@ -85,21 +112,38 @@ def _curve(points: pa.Table, metric: str, ylabel: str, scale: float, title: str,
         m = np.array([s[0] for s in stats], dtype=float)
         ci = np.array([s[1] or 0.0 for s in stats], dtype=float)
         xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
-        label = " ".join(f"{v}" for v in key) if others else str(key[0])
+        label = _legend_label(line, others, key)
         ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
         # A band never leaves what the metric can be (a ratio stays in [0, 100%]).
         ax.fill_between(xp, np.clip(m - ci, *bounds), np.clip(m + ci, *bounds), color=ln.get_color(),
                         alpha=0.18, lw=0)
         if not numeric_x:
-            ax.set_xticks(xp, [str(v) for v in xk], rotation=20)
+            ax.set_xticks(xp, [readable(v) for v in xk], rotation=20)
     ax.set_xlabel(AXIS_LABELS.get(x, x))
-    ax.set_ylabel(ylabel)
-    if ylim:
-        ax.set_ylim(*ylim)
-    n_seeds = len(set(points.column("seed").to_pylist()))
-    ax.set_title(f"{title} (mean, 95% CI over {n_seeds} seed{'s' if n_seeds != 1 else ''})", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    return True
+
+
+def slowdown_by_size(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    """99th-percentile slowdown per flow-size bucket, one panel per bucket:
+    what pFabric's and HPCC's evaluations show (short flows apart)."""
+    from dcflow.sweep import BUCKET_STATS, bucket_column
+
+    labels = [c[len("slowdown_p99["):-1] for c in points.column_names
+              if c.startswith("slowdown_p99[") and _is_bucket_column(c, BUCKET_STATS)]
+    if not labels:
+        return None
+    fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels) + 0.6, 3.8), squeeze=False)
+    drawn = False
+    for ax, label in zip(axes[0], labels):
+        drawn |= _curve_on(ax, points, bucket_column("slowdown_p99", label), 1.0, (1.0, np.inf))
+        ax.set_title(f"flows {label}", fontsize=9)
+    if not drawn:
+        plt.close(fig)
+        return None
+    axes[0][0].set_ylabel("99th-percentile slowdown (FCT / ideal)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(f"slowdown p99 by flow size ({_over_seeds(points)})", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -113,35 +157,86 @@ def fct_curve(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
     return _curve(points, "fct_mean_s", "mean flow completion time (ms)", 1e3, "mean FCT")
 
 
-def fct_cdf_by_protocol(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+def fct_cdf_per_point(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
+    """FCT CDFs per grid point, not pooled over the grid: one panel per value
+    of the swept parameter, one line per protocol (and other varied
+    parameter); a panel pools only the seeds of its points (replicates)."""
+    from dcflow.plot import plain_log_axis
+
     fl = flows()
     if fl.num_rows == 0 or "fct_s" not in fl.column_names:
         return None
     params = _param_columns(points)
-    line, _ = _group_key(params, points)
-    lines = fl.column(line).to_pylist() if line else ["all"] * fl.num_rows
-    fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], dtype=float)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for lv in dict.fromkeys(lines):
-        m = np.array([v == lv for v in lines]) & ~np.isnan(fct)
-        if m.any():
-            x, y = ecdf(fct[m] * 1e3)
-            ax.step(x, y, where="post", label=f"{lv} ({int(m.sum())} flows)")
-    ax.set_xscale("log")
-    ax.set_xlabel("flow completion time (ms)")
-    ax.set_ylabel("CDF")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("FCT CDF by protocol (all points and seeds, completed flows)", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    line, x = _group_key(params, points)
+    others = [c for c in params if c not in (line, x)]
+    col = lambda c: fl.column(c).to_pylist() if c in fl.column_names else [None] * fl.num_rows  # noqa: E731
+    panels = col(x) if x else ["all"] * fl.num_rows
+    keys = list(zip(col(line) if line else ["all"] * fl.num_rows, *(col(c) for c in others)))
+    fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], dtype=float) * 1e3
+    order = sorted(set(panels)) if all(isinstance(v, (int, float)) for v in panels) else list(dict.fromkeys(panels))
+    ncols = min(len(order), 3)
+    nrows = -(-len(order) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols + 0.4, 2.9 * nrows + 0.5), squeeze=False,
+                             sharex=True, sharey=True)
+    # Colours in the points table's order, as in the other sweep plots.
+    pcol = lambda c: points.column(c).to_pylist() if c else ["all"] * points.num_rows  # noqa: E731
+    ordered = [*zip(pcol(line), *(pcol(c) for c in others)), *keys]
+    colors = {k: f"C{i % 10}" for i, k in enumerate(dict.fromkeys(ordered))}
+    done = ~np.isnan(fct)
+    for ax, pv in zip(axes.flat, order):
+        in_panel = np.array([v == pv for v in panels]) & done
+        for key in colors:
+            m = in_panel & np.array([k == key for k in keys])
+            if m.any():
+                xs, ys = ecdf(fct[m])
+                ax.step(xs, ys, where="post", color=colors[key], label=_legend_label(line, others, key))
+        ax.set_title(f"{AXIS_LABELS.get(x, x)} = {readable(pv)}" if x else "all points", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(0, 1.02)
+    for ax in axes.flat[len(order):]:
+        ax.set_visible(False)
+    if done.any() and np.nanmax(fct) > 100 * np.nanmin(fct[done]):
+        plain_log_axis(axes[0][0], "x")  # shared: every panel follows
+    for ax in axes[-1]:
+        ax.set_xlabel("flow completion time (ms)")
+    for row in axes:
+        row[0].set_ylabel("CDF")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("FCT CDF per grid point (completed flows, seeds pooled)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def _legend_label(line: str | None, others: list[str], key: tuple[Any, ...]) -> str:
+    """A line's legend entry: its protocol (or series) value, then every
+    other varied parameter by name, so no two lines read alike."""
+    named = [f"{AXIS_LABELS.get(c, c)} = {readable(v)}" for c, v in zip(others, key[1:])]
+    return ", ".join([readable(key[0]), *named] if line else named or ["all"])
+
+
+def readable(v: Any) -> str:
+    """A grid value as a legend shows it: a whole protocol table (stored as
+    JSON text in points.parquet) becomes `dctcp (g=0.1)`, not raw JSON."""
+    if isinstance(v, str) and v[:1] in "{[":
+        try:
+            v = json.loads(v)
+        except ValueError:
+            return v
+    if isinstance(v, dict):
+        rest = ", ".join(f"{k}={readable(x)}" for k, x in v.items() if k != "name")
+        if "name" not in v:
+            return rest
+        return f"{v['name']} ({rest})" if rest else str(v["name"])
+    if isinstance(v, list):
+        return "[" + ", ".join(readable(x) for x in v) + "]"
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 SWEEP_PLOTS: dict[str, Callable[..., Any]] = {
     "app_throughput": app_throughput_curve,
     "fct_mean": fct_curve,
-    "fct_cdf_by_protocol": fct_cdf_by_protocol,
+    "fct_cdf_per_point": fct_cdf_per_point,
+    "slowdown_by_size": slowdown_by_size,
 }
 
 

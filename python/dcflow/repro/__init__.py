@@ -195,8 +195,10 @@ def run_entry(
     csv_path = out / f"{name}.csv"
     _write_csv(csv_path, rows)
     png = out / f"{name}.png"
-    from dcflow.plot import save_figure
+    from dcflow.plot import mark_quick, save_figure
 
+    if quick:
+        mark_quick(fig)
     save_figure(fig, png)
     return {"csv": csv_path, "png": png, "rows": rows, "failures": failures}
 

@@ -182,7 +182,9 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     a1.set_ylim(0, 1.1)
     a2.set_xlabel("number of long flows")
     a2.set_ylabel("bottleneck queue (KB)")
-    a2.set_yscale("symlog", linthresh=1)
+    from dcflow.plot import plain_log_axis
+
+    plain_log_axis(a2, "y", "symlog", linthresh=1)
     _finish(fig, (a1, a2), entry)
     return rows, fig
 
@@ -300,7 +302,9 @@ def _d3_fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         a2.plot(xs, long_mbps, marker="o", label=s.label)
     a1.set_xlabel("flow arrival rate (flows/s)")
     a1.set_ylabel("response FCT (ms): median, p5-p95, p99")
-    a1.set_yscale("log")
+    from dcflow.plot import plain_log_axis
+
+    plain_log_axis(a1, "y")
     a2.set_xlabel("flow arrival rate (flows/s)")
     a2.set_ylabel("throughput of each long flow (Mbps)")
     _finish(fig, (a1, a2), entry)

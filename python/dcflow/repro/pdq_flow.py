@@ -187,7 +187,9 @@ def _fig8e(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         ]
         x, y = ecdf(ratio)
         ax.step(x, y, where="post", label=f"{name} ({servers} servers)")
-    ax.set_xscale("log")
+    from dcflow.plot import plain_log_axis
+
+    plain_log_axis(ax, "x")
     ax.axvline(1, color="k", lw=0.6)
     ax.set_xlabel("FCT under PDQ / FCT under RCP (per flow)")
     ax.set_ylabel("CDF of flows")
