@@ -99,7 +99,7 @@ def _metrics_vs_x(metrics: list[tuple[str, str, float]], overrides_at=None):
                           else {entry.x_key: entry.x_value(x), "seed": seed})
                     res = _run(base.with_overrides(ov), out / "runs" / s.slug / f"x{x:g}-s{seed}")
                     summ = res.summary
-                    done.append(f"{summ.get('flows_completed')}/{summ.get('flows')}")
+                    done.append(f"{summ.get('flows_completed')}/{summ.get('flows_total')}")
                     for _, k, sc in metrics:
                         if summ.get(k) is not None:
                             vals[k].append(summ[k] * sc)
@@ -396,6 +396,8 @@ register(Entry(
 ))
 
 # ------------------------------------------------------ §5.1: Fig. 3 / 4
+#: One 100 KB flow (0.8 ms at 1 Gbps) from H1 every SPACING_MS: H1 offers 0.8 Gbps.
+SPACING_MS = 1.0
 _FIG3_NODES = ([{"name": h, "kind": "host"} for h in ("H1", "H2", "H3", "H4")]
                + [{"name": s, "kind": "switch"} for s in ("S1", "S2", "S3", "S4")])
 _FIG3_LINKS = [{"a": "H1", "b": "S3"}, {"a": "H2", "b": "S3"}, {"a": "S3", "b": "S1"},
@@ -411,7 +413,7 @@ def _fig3_base(quick: bool) -> dict[str, Any]:
     short = 100_000  # 0.8 ms each at 1 Gbps
     n = total // short
     flows = [{"src": 1, "dst": 3, "size": f"{total}B", "start": "0ms"}]
-    flows += [{"src": 0, "dst": 2, "size": f"{short}B", "start": f"{i * 0.9:.1f}ms"} for i in range(n)]
+    flows += [{"src": 0, "dst": 2, "size": f"{short}B", "start": f"{i * SPACING_MS:g}ms"} for i in range(n)]
     return {"name": "merp-fig3", "seed": 1, "stop": "10s",
             "topology": {"kind": "custom", "nodes": _FIG3_NODES, "links": _FIG3_LINKS,
                          "link_rate": "1Gbps", "buffer": "150KB", "mtu": 1500,
@@ -467,7 +469,7 @@ register(Entry(
             Series("MEMR", {"topology.routing": "memr"}, "merp")],
     analyze=_fig3,
     notes="MERP §5.1: H1, H2 under S3; S3 to S4 through S1 or S2; H3, H4 under S4. H1 sends many "
-          "100 KB flows (one every 0.9 ms) to H3, H2 one long flow to H4 (20 MB quick, 100 MB "
+          "100 KB flows (one every 1 ms) to H3, H2 one long flow to H4 (20 MB quick, 100 MB "
           "full; the paper 1 GB each). MERP rate control on both; the paper's Fig. 4 is ECMP only "
           "(link 2 stable and high, link 1 varying).",
 ))
