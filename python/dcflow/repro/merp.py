@@ -1,7 +1,7 @@
 """MERP §5.1 and §6 (papers/003) on the packet engine: rate control on the
 9-server tree (Fig. 5-9), route control MEMR on the k = 4 fat-tree (Fig. 10-12),
 flow switching and incast on a star (Fig. 13, 14) and the ECMP example of
-§5.1 (Fig. 3 / 4). Settings and every disagreement: docs/fidelity-merp.md.
+§5.1 (Fig. 3 / 4). Settings and every disagreement: docs/fidelity.md, "MERP (papers/003)".
 
 §6.1: 1 Gbps, 100-packet buffers (150 KB at mtu 1500), 10 us per hop, 40-byte
 headers, α = 0.999, Θ = 0.8 Gbps, Pareto sizes (mean 1500 KB or 150 KB,
@@ -392,7 +392,7 @@ register(Entry(
     analyze=_fig14,
     notes="MERP §6.3.2: 8 senders (a 20 MB flow from 0 ms, 30 flows of 20 packets from 7 others "
           "at 10 ms), 1 ms monitor. Paper 91.8% over 10-18 ms; α = 0.999 is the paper's, "
-          "α = 0.99 shows what a larger DET share recovers (docs/fidelity-merp.md).",
+          "α = 0.99 shows what a larger DET share recovers (docs/fidelity.md, 'MERP (papers/003)').",
 ))
 
 # ------------------------------------------------------ §5.1: Fig. 3 / 4
