@@ -228,7 +228,7 @@ register(Entry(
 
 # ------------------------------------------------- §6.2.1: Fig. 10, 11
 _ROUTE_NOTES = ("MERP §6.2 on the k = 4 fat-tree (16 servers), 1 Gbps, 150 KB per port, 10 us per hop, "
-                f"all-to-all Poisson, Pareto shape {PARETO_SHAPE}, mean 1500 KB (§6.2.1 gives no mean; "
+                f"Poisson arrivals, Pareto shape {PARETO_SHAPE}, mean 1500 KB (§6.2.1 gives no mean; "
                 "§6.2.2's). All three series run MERP's rate control; they differ in routing: memr, "
                 "ecmp (per-flow hash), conga (dcflow's CONGA: flowlets on the least congested uplink). ")
 register(Entry(
@@ -238,7 +238,7 @@ register(Entry(
     xlabel="load", seeds=_SEEDS,
     analyze=_metrics_vs_x([("mean FCT (ms)", "fct_mean_s", 1e3),
                            ("mean expansion ratio", "slowdown_mean", 1.0)]),
-    notes=_ROUTE_NOTES + "Paper: MERP's mean FCT at least 20% below ECMP's and CONGA's, mean expansion "
+    notes=_ROUTE_NOTES + "All-to-all. Paper: MERP's mean FCT at least 20% below ECMP's and CONGA's, mean expansion "
                          "ratio about 75% below; CONGA worst.",
 ))
 
@@ -246,7 +246,7 @@ register(Entry(
     name="merp-fig11", paper="MERP", figure="Fig. 11", kind="custom",
     title="FCT CDF (tail) at load 0.6: MEMR vs ECMP vs CONGA",
     base=merp_fat_tree(1500, 40, 600), series=ROUTE_SERIES, seeds=_SEEDS, analyze=_fct_cdf(0.6),
-    notes=_ROUTE_NOTES + "Paper: more than 99% of MERP's flows within 100 ms; more than 1% of ECMP's "
+    notes=_ROUTE_NOTES + "All-to-all. Paper: more than 99% of MERP's flows within 100 ms; more than 1% of ECMP's "
                          "and CONGA's above 200 ms.",
 ))
 
@@ -304,7 +304,8 @@ register(Entry(
     title=f"link {FAILED} down: FCT CDF (tail) at load 0.6, traffic into pod 0",
     base=_fig12_base, series=ROUTE_SERIES, seeds=_SEEDS,
     analyze=_fct_cdf(0.6, overrides_at=_fig12_overrides),
-    notes=_ROUTE_NOTES + "As merp-fig12, at load 0.6.",
+    notes=_ROUTE_NOTES + f"As merp-fig12 ({FAILED} down, flows from outside pod 0 into pod 0), "
+                         "at load 0.6; FCT percentiles over the seeds' flows pooled.",
 ))
 
 # ------------------------------------------------------ §6.3: Fig. 13, 14
