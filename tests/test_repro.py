@@ -19,7 +19,9 @@ REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pd
             "d3-fig5", "d3-fig9", "d3-fig10", "d3-fig12", "d3-fig13", "d3-fig14", "d3-fig15",
             "d3-table1", "s3-table2", "merp-table1", "lpd-table1",
             "s3-fig6a", "s3-fig6b", "s3-fig6c", "s3-fig7a", "s3-fig7b", "s3-fig7c", "s3-fig8", "s3-fig10", "s3-fig12",
-            "s3-fig13a", "s3-fig13b", "s3-fig13c", "s3-fig13d", "s3-fig14"]
+            "s3-fig13a", "s3-fig13b", "s3-fig13c", "s3-fig13d", "s3-fig14",
+            "merp-fig4", "merp-fig5", "merp-fig6", "merp-fig7", "merp-fig8", "merp-fig9", "merp-fig10",
+            "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14"]
 
 
 def test_catalog_lists_every_entry():
@@ -103,3 +105,22 @@ def test_lpd_fig13b_lpd_s_improves_on_l2dct(tmp_path):
     fct = {r["series"]: float(r["y_mean"]) for r in csv.DictReader(open(res["csv"]))
            if r["concurrent flows"] == "10"}
     assert fct["pFabric"] < fct["LPD-s"] < fct["L2DCT"]
+
+
+def test_merp_fig13_three_flows_done_within_one_percent_of_72ms(tmp_path):
+    """MERP §6.3.1 (Fig. 13): three flows of 2,000 packets into one receiver
+    all done within 1% of the 72 ms ideal (paper: 72.25 ms), one at a time."""
+    res = run_entry("merp-fig13", tmp_path, quick=True, progress=False)
+    v = {r["metric"]: float(r["value"]) for r in csv.DictReader(open(res["csv"]))}
+    assert 72.0 < v["all three done (ms)"] < 72.0 * 1.01
+    assert v["flow 1 done (ms)"] < 24.5 and v["flow 2 done (ms)"] < 48.5
+
+
+def test_merp_route_control_quick_run_has_every_series(tmp_path):
+    """MERP §6.2 (Fig. 10): MEMR, ECMP and CONGA (all on MERP's rate control)
+    run on the k = 4 fat-tree and report mean FCT and expansion ratio."""
+    res = run_entry("merp-fig10", tmp_path, quick=True, progress=False)
+    rows = list(csv.DictReader(open(res["csv"])))
+    assert {r["series"] for r in rows} == {"MERP (MEMR)", "ECMP", "CONGA"}
+    assert {r["metric"] for r in rows} == {"mean FCT (ms)", "mean expansion ratio"}
+    assert all(r["value"] and float(r["value"]) > 0 for r in rows)

@@ -31,7 +31,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // (1 - alpha)C, one DET per 320 us at alpha = 0.999, so the flow next in
     // line often learns it is second too late for early start and the link
     // idles about an RTT at each switch between short flows (as in Fig. 14:
-    // 74% against the paper's 91.8%; docs/fidelity.md, "MERP").
+    // 78% against the paper's 91.8%; docs/fidelity.md, "MERP").
     ("merp", "fattree-0.9-loss"),
     ("merp", "fattree-0.6-linkfail"),
 ];

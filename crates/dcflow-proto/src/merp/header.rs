@@ -20,8 +20,11 @@ pub const CLASSES: u32 = 3;
 pub struct MerpHeader {
     /// Flow size in bytes (§4.1: "flow size (size)").
     pub size: u64,
-    /// Bytes not yet acknowledged: how switches learn a flow's rest size
-    /// `rs` (the paper's table holds it and does not say how it is kept).
+    /// Bytes not yet sent: how switches learn a flow's rest size `rs` (the
+    /// paper's table holds it and does not say how it is kept). Not yet
+    /// acknowledged would count a window of bytes already on the wire, and
+    /// early start (Alg. 3: the first flow ends "within an RTT") would come
+    /// an RTT late.
     pub rest: u64,
     /// Actual sending rate (bps): initialized to the sender's link rate,
     /// lowered by RateAdj (Alg. 3) at each port.
