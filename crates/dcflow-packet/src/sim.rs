@@ -56,6 +56,9 @@ pub struct Port {
     /// The packet being serialized, if it is a flow's data on its last link:
     /// (flow, payload, wire bytes), for the monitor's exact flow samples.
     pub last_hop_data: Option<(FlowId, u32, u32)>,
+    /// The node the link leads to (kept here: the port is in cache when a
+    /// packet leaves, the topology's link table may not be).
+    to: dcflow_core::NodeId,
     /// The link is up (`[[faults.events]]` take it down and up).
     pub up: bool,
     /// Times the link went down: a packet sent in an earlier epoch is lost.
@@ -100,6 +103,8 @@ pub struct Sim {
     /// Some port's agent acts on reverse packets (PDQ): only then does every
     /// ACK also visit the port its flow's data leaves by.
     reverse_agents: bool,
+    /// Some port's agent acts on departing packets (MERP's RateAdj).
+    departure_agents: bool,
     /// Hop-by-hop routing (adaptive policy or timed failures); `None`: every
     /// packet follows its flow's path fixed at set-up.
     pub router: Option<crate::router::Router>,
@@ -131,6 +136,7 @@ impl Sim {
                     delay_delivered: link.prop_delay,
                     loss: 0.0,
                     last_hop_data: None,
+                    to: link.to,
                     up: true,
                     epoch: 0,
                     drops: 0,
@@ -147,6 +153,7 @@ impl Sim {
             events,
             packets: PacketArena::default(),
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
+            departure_agents: ports.iter().any(|p: &Port| matches!(p.agent, PortAgent::Merp(_))),
             ports,
             open_flows: flows.len(),
             started: 0,
@@ -454,15 +461,16 @@ impl Sim {
         port.busy_until = done;
         port.tx_bytes += wire;
         // The departure hook (MERP's RateAdj runs as a packet leaves).
-        port.agent.on_departure(self.packets.get_mut(idx));
+        if self.departure_agents {
+            port.agent.on_departure(self.packets.get_mut(idx));
+        }
         self.counters.packet_hops += 1;
         if port.loss > 0.0 && self.loss_rng.random::<f64>() < port.loss {
             self.drop_packet(idx, link);
             return;
         }
-        let epoch = port.epoch;
+        let (epoch, to) = (port.epoch, port.to);
         let pkt = self.packets.get(idx);
-        let to = self.topo.links[link as usize].to;
         let last_hop = to == self.flows[pkt.flow as usize].dest(pkt.reverse);
         if let Some(r) = self.router.as_mut() {
             let from = self.topo.links[link as usize].from;
@@ -537,6 +545,7 @@ impl Sim {
     }
 
     /// Packet `idx` reached its endpoint.
+    #[inline]
     fn deliver(&mut self, idx: u32) {
         let pkt = self.packets.remove(idx);
         let (reverse, f) = (pkt.reverse, pkt.flow);
