@@ -53,7 +53,8 @@ __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_f
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
 POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status",
-                                                    "warmup_s", "flows_measured")
+                                                    "warmup_s", "flows_measured", "packets_dropped_by_failure", "reroutes",
+                                                    "flows_no_path")
 
 #: Per size bucket (the labels in the summary's ``size_buckets``), these
 #: statistics are summary keys and points.parquet columns named
