@@ -321,12 +321,22 @@ def _fig13_base(quick: bool) -> dict[str, Any]:
             "monitor": {"interval": "1ms", "links": ["bottleneck"], "flows": True}}
 
 
-def _fig13(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
+def _each_run(entry: Entry, out: Path, quick: bool):
+    """Each series' run of a single-run entry, saved under out/runs/SLUG."""
+    for s in entry.series:
+        yield s, _run(entry.series_scenario(s, quick), out / "runs" / s.slug)
+
+
+def _first_run_timeseries(entry: Entry, out: Path):
+    """The time series of the entry's first series, titled after the paper's figure."""
     from dcflow.plot.timeseries import timeseries_figure
 
+    return timeseries_figure(out / "runs" / entry.series[0].slug, title=f"{entry.paper} {entry.figure}: {entry.title}")
+
+
+def _fig13(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     rows = []
-    for s in entry.series:
-        res = _run(entry.series_scenario(s, quick), out / "runs" / s.slug)
+    for s, res in _each_run(entry, out, quick):
         fin = sorted(v for v in res.flows.column("finish_s").to_pylist() if v is not None)
         rows.append({"series": s.label, "metric": "all three done (ms)",
                      "value": fin[-1] * 1e3 if len(fin) == 3 else None, "paper": 72.25})
@@ -334,9 +344,7 @@ def _fig13(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         for i, f in enumerate(fin):
             rows.append({"series": s.label, "metric": f"flow {i + 1} done (ms)", "value": f * 1e3,
                          "paper": 24.0 * (i + 1)})
-    fig = timeseries_figure(out / "runs" / entry.series[0].slug,
-                            title=f"{entry.paper} {entry.figure}: {entry.title}")
-    return rows, fig
+    return rows, _first_run_timeseries(entry, out)
 
 
 register(Entry(
@@ -360,11 +368,8 @@ def _fig14_base(quick: bool) -> dict[str, Any]:
 def _fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import numpy as np
 
-    from dcflow.plot.timeseries import timeseries_figure
-
     rows = []
-    for s in entry.series:
-        res = _run(entry.series_scenario(s, quick), out / "runs" / s.slug)
+    for s, res in _each_run(entry, out, quick):
         ts = res.timeseries
         t = np.array(ts.column("time_s").to_pylist(), dtype=float)
         link = np.array([x == "link" for x in ts.column("series").to_pylist()])
@@ -379,9 +384,7 @@ def _fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                      "value": len(fct), "paper": 30})
         rows.append({"series": s.label, "metric": "last short flow done (ms after 10 ms)",
                      "value": max(fct) * 1e3 if fct else None, "paper": None})
-    fig = timeseries_figure(out / "runs" / entry.series[0].slug,
-                            title=f"{entry.paper} {entry.figure}: {entry.title}")
-    return rows, fig
+    return rows, _first_run_timeseries(entry, out)
 
 
 register(Entry(
