@@ -106,8 +106,12 @@ pub struct PdqConfig {
     pub aging_alpha: f64,
     /// Time unit of the aging exponent (§7: "in terms of 100 ms").
     pub aging_unit: Dur,
-    /// Lower bound of the retransmission timeout (3 smoothed RTTs above it).
+    /// Lower bound of the retransmission timeout (`rto_rtts` smoothed RTTs above it).
     pub rto_min: Dur,
+    /// The retransmission timeout in smoothed RTTs above `rto_min`. PDQ §3.1
+    /// says only "resends a packet after a timeout"; default 3 (pFabric's
+    /// RTO, §4.3), swept in docs/fidelity-pdq.md ("Fig. 9").
+    pub rto_rtts: f64,
     /// M-PDQ (§6): subflows per flow, each on its own path (at most as many
     /// as the topology has distinct paths: BCube(n,k) has k+1). 1 (default)
     /// is single-path PDQ.
@@ -136,6 +140,7 @@ impl Default for PdqConfig {
             aging_alpha: 0.0,
             aging_unit: Dur::ms(100),
             rto_min: Dur::ms(1),
+            rto_rtts: 3.0,
             subflows: 1,
             shift_period: 1.0,
         }
@@ -156,6 +161,7 @@ impl PdqConfig {
         ensure(finite_nonneg(self.aging_alpha), "aging_alpha", "must be a number >= 0")?;
         ensure(self.aging_unit > Dur::ZERO, "aging_unit", "must be a positive time (PDQ: \"100ms\")")?;
         ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")?;
+        ensure(self.rto_rtts.is_finite() && self.rto_rtts >= 1.0, "rto_rtts", "must be a number >= 1 (RTTs; default 3)")?;
         ensure((1..=255).contains(&self.subflows), "subflows", "must be an integer in 1..=255 (1: single-path PDQ)")?;
         ensure(finite_nonneg(self.shift_period), "shift_period", "must be a number >= 0 (RTTs; default 1)")
     }

@@ -49,13 +49,13 @@ pub enum Termination {
 
 impl SenderRules {
     /// PDQ's sender: 16-byte header, §3.1's Early Termination with the
-    /// `es_et` / `full` variants, probes as [`Probing::pdq`], RTO 3 RTTs.
+    /// `es_et` / `full` variants, probes as [`Probing::pdq`], RTO `rto_rtts` RTTs.
     pub fn pdq(cfg: &PdqConfig) -> SenderRules {
         SenderRules {
             header_bytes: PDQ_HEADER_BYTES,
             termination: cfg.variant.early_termination().then_some(Termination::Pdq),
             probing: Probing::pdq(cfg.variant),
-            rto_rtts: 3.0,
+            rto_rtts: cfg.rto_rtts,
             rto_min: cfg.rto_min,
         }
     }

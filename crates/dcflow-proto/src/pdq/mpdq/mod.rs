@@ -207,7 +207,7 @@ impl MpdqSender {
         self.cumulative >= self.info.size.0
     }
     fn rto(&self, sub: usize) -> Dur {
-        self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(3.0))
+        self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(self.cfg.rto_rtts))
     }
 
     /// T_S of a subflow: its remaining load at its R_S^max.
@@ -321,7 +321,7 @@ impl MpdqSender {
         let mut n = 0;
         for (k, seg) in self.segs.iter_mut().enumerate() {
             let sub = seg.sub as usize;
-            let rto = self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(3.0));
+            let rto = self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(self.cfg.rto_rtts));
             if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
                 seg.lost = true;
                 let s = &mut self.subs[sub];
