@@ -114,6 +114,7 @@ fn run_case(seed: u64) -> usize {
         min_rate: 0.0,
         max_flows: None,
         comparator: Comparator::EdfSjf,
+        unbounded_list: false,
     };
     let mut switches: Vec<PdqSwitch> = (0..links).map(|l| PdqSwitch::with_params(params, l as u32 + 1, Rate(C))).collect();
     let view = PortView { rate: Rate(C), queue_bytes: 0, tx_bytes: 0 };

@@ -69,6 +69,16 @@ impl Variant {
     }
 }
 
+/// `protocol.list`: how many flows a PDQ port keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListSize {
+    #[default]
+    #[serde(rename = "2kappa")]
+    TwoKappa,
+    Unbounded,
+}
+
 /// `[protocol] name = "pdq"`. Defaults are the paper's values where it gives
 /// one; the rest are documented in docs/fidelity-pdq.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +118,12 @@ pub struct PdqConfig {
     pub aging_unit: Dur,
     /// Lower bound of the retransmission timeout (`rto_rtts` smoothed RTTs above it).
     pub rto_min: Dur,
+    /// How many flows a switch port keeps in its list: "2kappa" (default,
+    /// §3.3.1: "we store the 2κ most critical flows") or "unbounded" (every
+    /// flow it has seen, within `max_flows`): issue 18's reading of §5.3's
+    /// 9.3 KB of state for 0.23 MB / 12,000 flows, under which Suppressed
+    /// Probing's X x index exceeds one RTT for the flows it should slow.
+    pub list: ListSize,
     /// The retransmission timeout in smoothed RTTs above `rto_min`. PDQ §3.1
     /// says only "resends a packet after a timeout"; default 3 (pFabric's
     /// RTO, §4.3), swept in docs/fidelity-pdq.md ("Fig. 9").
@@ -141,6 +157,7 @@ impl Default for PdqConfig {
             aging_unit: Dur::ms(100),
             rto_min: Dur::ms(1),
             rto_rtts: 3.0,
+            list: ListSize::TwoKappa,
             subflows: 1,
             shift_period: 1.0,
         }

@@ -70,6 +70,8 @@ pub struct SwitchParams {
     pub min_rate: f64,
     pub max_flows: Option<u32>,
     pub comparator: Comparator,
+    /// Keep every flow seen in the list instead of 2κ (`list = "unbounded"`).
+    pub unbounded_list: bool,
 }
 
 impl SwitchParams {
@@ -82,6 +84,7 @@ impl SwitchParams {
             min_rate: c.min_rate,
             max_flows: c.max_flows,
             comparator: c.comparator,
+            unbounded_list: c.list == super::ListSize::Unbounded,
         }
     }
 }
@@ -168,13 +171,14 @@ impl PdqSwitch {
         self.list.iter().filter(|e| e.rate > 0.0).count()
     }
 
-    /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`], at most M. S3
+    /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`] (or unbounded,
+    /// `list = "unbounded"`), at most M. S3
     /// keeps every flow it has seen (§4.3 orders the whole set).
     pub fn limit(&self) -> usize {
         if matches!(self.order, ListOrder::S3(_)) {
             return usize::MAX;
         }
-        let soft = (2 * self.kappa()).max(MIN_LIST);
+        let soft = if self.p.unbounded_list { usize::MAX } else { (2 * self.kappa()).max(MIN_LIST) };
         match self.p.max_flows {
             Some(m) => soft.min(m as usize),
             None => soft,

@@ -14,7 +14,7 @@ pub(crate) const ME: u32 = 7;
 const OTHER: u32 = 9;
 
 fn params(k: f64, x: Option<f64>, dampening: f64) -> SwitchParams {
-    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf }
+    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf, unbounded_list: false }
 }
 
 fn switch(p: SwitchParams) -> PdqSwitch {
@@ -504,4 +504,25 @@ fn ack_for(d: &Packet, cum: u64) -> Packet {
     a.acked_seq = d.seq;
     a.path = d.path;
     a
+}
+
+/// §3.3.1 keeps the 2κ most critical flows; `list = "unbounded"` keeps
+/// every flow it sees, so Suppressed Probing's X x index reaches the flows
+/// deep in the list (issue 18).
+#[test]
+fn the_unbounded_list_keeps_every_flow() {
+    let ten_probes = |unbounded: bool| {
+        let mut s = switch(SwitchParams { unbounded_list: unbounded, ..params(0.0, Some(0.2), 0.0) });
+        let mut deepest = 0.0f32;
+        for f in 0..10u64 {
+            let h = round_trip(&mut s, Time::ZERO, f, hdr(1000 * (f + 1)));
+            deepest = deepest.max(h.inter_probe);
+        }
+        (s.list().len(), deepest)
+    };
+    let (bounded, bounded_probe) = ten_probes(false);
+    let (unbounded, unbounded_probe) = ten_probes(true);
+    assert!(bounded < 10, "2 kappa keeps {bounded}");
+    assert_eq!(unbounded, 10);
+    assert!(unbounded_probe > 1.0 && unbounded_probe > bounded_probe, "{unbounded_probe} vs {bounded_probe}");
 }

@@ -27,6 +27,7 @@ pub fn s3_switch(cfg: &S3Config, link_id: u32, link: Rate) -> PdqSwitch {
         min_rate: pdq.min_rate,
         max_flows: None,
         comparator: Comparator::EdfSjf,
+        unbounded_list: false,
     };
     PdqSwitch::with_order(p, ListOrder::S3(S3Order::new(cfg.probe_factor)), link_id + 1, link)
 }
