@@ -1,0 +1,26 @@
+"""Issue 18: what governs packet PDQ's gap on Fig. 8b's 128-server fat tree
+(10 flows per server, U[2, 198] KB, random permutation, all at t = 0).
+Mean FCT over seeds 1-3 for PDQ(Full) with one mechanism changed at a
+time, against RCP_dc and PDQ's flow level:
+
+    .venv/bin/python bench/pdq_fattree_ablation.py
+"""
+import statistics
+
+import dcflow
+from dcflow.repro.pdq_flow import fat_tree, permutation
+
+base = dcflow.Scenario(permutation(fat_tree(128), 128, 10, False, False))
+rows = [
+    ("PDQ(Full), defaults", {"protocol": {"name": "pdq", "variant": "full"}}),
+    ("  dampening 0", {"protocol": {"name": "pdq", "variant": "full", "dampening": 0.0}}),
+    ("  dampening 0.5 RTT", {"protocol": {"name": "pdq", "variant": "full", "dampening": 0.5}}),
+    ("  Early Start K = 3", {"protocol": {"name": "pdq", "variant": "full", "early_start_k": 3.0}}),
+    ("  dampening 0, K = 3", {"protocol": {"name": "pdq", "variant": "full", "dampening": 0.0, "early_start_k": 3.0}}),
+    ("  unbounded list", {"protocol": {"name": "pdq", "variant": "full", "list": "unbounded"}}),
+    ("RCP_dc", {"protocol": {"name": "rcp"}}),
+    ("PDQ flow level", {"engine": "fluid", "protocol": {"name": "pdq", "variant": "full"}}),
+]
+for label, over in rows:
+    fct = [dcflow.run(base.with_overrides({**over, "seed": s})).summary["fct_mean_s"] * 1e3 for s in (1, 2, 3)]
+    print(f"{label:24s} {statistics.mean(fct):6.2f} ms  ({', '.join(f'{v:.2f}' for v in fct)})", flush=True)
