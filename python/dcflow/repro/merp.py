@@ -34,6 +34,19 @@ CONGA = Series("CONGA", {"protocol": {"name": "merp"}, "topology.routing": "cong
 ROUTE_SERIES = [MEMR, ECMP, CONGA]
 
 
+def _style(ax) -> None:
+    """Grid and legend, as every MERP panel has them."""
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def _titled(entry: Entry, fig):
+    """`fig` under the paper's figure name, laid out."""
+    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def pareto(mean_kb: float) -> dict[str, Any]:
     return {"dist": "pareto", "mean": f"{mean_kb:g}KB", "shape": PARETO_SHAPE}
 
@@ -116,11 +129,8 @@ def _metrics_vs_x(metrics: list[tuple[str, str, float]], overrides_at=None):
                         marker="o", ms=3, label=s.label)
             ax.set_xlabel(entry.xlabel)
             ax.set_ylabel(label)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-        fig.tight_layout()
-        return rows, fig
+            _style(ax)
+        return rows, _titled(entry, fig)
 
     return analyze
 
@@ -159,11 +169,8 @@ def _fct_cdf(load: float, overrides_at=None):
         ax.set_xlabel("flow completion time (ms)")
         ax.set_ylabel("CDF")
         ax.set_ylim(0.9, 1.0005)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-        fig.tight_layout()
-        return rows, fig
+        _style(ax)
+        return rows, _titled(entry, fig)
 
     return analyze
 
@@ -458,11 +465,8 @@ def _fig3(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         ax.set_title(s.label, fontsize=9)
         ax.set_xlabel("time (ms)")
         ax.set_ylabel("link utilization (%)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-    fig.tight_layout()
-    return rows, fig
+        _style(ax)
+    return rows, _titled(entry, fig)
 
 
 register(Entry(
