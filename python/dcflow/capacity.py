@@ -208,7 +208,7 @@ def capacity(
         val = int(v) if integer else float(v)
         tasks = [(base_json, param, val, s, metric) for s in seed_list]
         if pool:
-            from dcflow.sweep import spawnable_main
+            from dcflow.executors import spawnable_main
 
             with spawnable_main():  # workers start on the first map
                 futures = [pool.submit(_run_metric, t) for t in tasks]

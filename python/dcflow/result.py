@@ -7,9 +7,9 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -199,23 +199,39 @@ def _write_text(path: Path, text: str) -> None:
         os.fsync(f.fileno())
 
 
-def write_file_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling renamed into
-    place, so an error or interrupt never leaves a partial file; the file
-    gets the permissions umask gives a new file (0644 usually)."""
+def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
+    """Write ``path`` through ``write(file)`` into a temporary sibling, fsync
+    it and rename it into place, so a reader never sees a partial file and an
+    error or interrupt leaves none behind; the file gets the permissions umask
+    gives a new file (0644 usually)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes 0600.
         os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
+        try:
             os.unlink(tmp)
+        except FileNotFoundError:
+            pass
         raise
+
+
+def write_file_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """``text`` (UTF-8) into ``path``, as :func:`write_atomically`."""
+    write_atomically(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def write_table_atomically(table: pa.Table, path: str | os.PathLike[str]) -> None:
+    """``table`` as Parquet into ``path``, as :func:`write_atomically`. Fixed
+    options: the same table always gives the same bytes."""
+    write_atomically(path, lambda f: pq.write_table(table, f, compression="zstd", write_statistics=True,
+                                                    store_schema=True))
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:

@@ -20,7 +20,7 @@ Outputs in ``DIR`` (contract):
   atomically as soon as the point completes (crash safety, ``--resume``);
 * ``sweep.json``: the sweep definition, checked on ``--resume``.
 
-Points run in worker processes (a process pool, or Dask); only the parent
+Points run in worker processes (a process pool, or Dask: dcflow.executors); only the parent
 writes files, so a Dask cluster needs no shared file system. Everything but
 ``wall_s`` (wall-clock time) is identical whatever the executor and the number
 of workers.
@@ -28,17 +28,14 @@ of workers.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
 import math
 import os
 import sys
-import tempfile
-import time
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +43,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dcflow.result import SUMMARY_KEYS, current_umask
+from dcflow.executors import EXECUTORS
+from dcflow.result import SUMMARY_KEYS, write_file_atomically, write_table_atomically
 from dcflow.scenario import Scenario, ScenarioError
 
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
@@ -337,7 +335,7 @@ class Sweep:
         try:
             if todo:
                 tasks = [(base_json, self.overrides(p), p.seed, timeout) for p in todo]
-                _EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
+                EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
         finally:
             bar.close()
 
@@ -373,7 +371,7 @@ class Sweep:
                 raise SweepError(f"{out}: exists and is not empty")
         for sub in ("points", "flows"):
             (out / sub).mkdir(parents=True, exist_ok=True)
-        _atomic_write_bytes(manifest, (definition + "\n").encode())
+        write_file_atomically(manifest, definition + "\n")
 
 
 def _file_digests(values: Any) -> dict[str, str]:
@@ -414,160 +412,6 @@ def _cannot_resume(old: dict[str, Any], new: dict[str, Any]) -> str | None:
     if not set(old["seeds"]) <= set(new["seeds"]):
         return "seeds were removed; only adding is allowed"
     return None
-
-
-# ------------------------------------------------------------------- workers
-class PointTimeout(Exception):
-    """A point ran longer than the sweep's per-point timeout."""
-
-
-def _deadline_watch(timeout: float | None):
-    """A progress callback that stops the run (by raising) past `timeout`
-    seconds of wall time; the engines call it every ~50 ms."""
-    if timeout is None:
-        return None
-    deadline = time.monotonic() + timeout
-
-    def watch(*_progress: Any) -> None:
-        if time.monotonic() > deadline:
-            raise PointTimeout(f"stopped after the per-point timeout of {timeout:g} s")
-
-    return watch
-
-
-def run_point(base_json: str, params: list[list[Any]], seed: int, timeout: float | None = None) -> dict[str, Any]:
-    """Run one point (in a worker process). Returns ``status``, ``error``,
-    ``summary``, ``flows`` and ``timeseries`` (Arrow tables or None).
-    Never raises for a bad scenario or a failed run: the error is returned.
-    A run longer than ``timeout`` seconds has status "timeout"."""
-    from dcflow.run import run_scenario
-
-    try:
-        sc = Scenario.from_json(base_json).with_overrides({k: v for k, v in params})
-        sc = sc.with_overrides({"seed": seed})
-        res = run_scenario(sc, _deadline_watch(timeout))
-    except PointTimeout as e:
-        return {"status": "timeout", "error": str(e), "summary": {}, "flows": None, "timeseries": None}
-    except ScenarioError as e:
-        return {"status": "error", "error": " ".join(str(e).split()), "summary": {}, "flows": None,
-                "timeseries": None}
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as e:  # noqa: BLE001 - a crash (even a Rust panic) in one point must not stop the sweep
-        return {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}",
-                "summary": {}, "flows": None, "timeseries": None}
-    return {"status": "ok", "error": None, "summary": res.summary, "flows": res.flows,
-            "timeseries": res.timeseries}
-
-
-def _check_executor(name: str) -> str:
-    if name not in _EXECUTORS:
-        raise SweepError(f"executor: {name!r} is not one of {sorted(_EXECUTORS)}")
-    return name
-
-
-def _run_inline(points, tasks, on_done, workers, address) -> None:
-    for p, t in zip(points, tasks):
-        on_done(p, run_point(*t))
-
-
-def _worker_init() -> None:
-    """Pool workers die with their parent (Linux): a sweep killed with SIGKILL
-    leaves no orphan processes behind (the forkserver exits with the sweep)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-            if os.getppid() == 1:  # the parent is already gone
-                os._exit(1)
-        except (OSError, AttributeError):
-            pass
-
-
-@contextlib.contextmanager
-def spawnable_main():
-    """While worker processes start, hide a plain script's (or stdin's) path
-    from multiprocessing's spawn, which would run that file again in every
-    worker: a script without `if __name__ == "__main__":` then started its
-    sweep in each worker and the pool broke (BrokenProcessPool), and `python
-    -` has no file to run. Workers need nothing from `__main__` (points are
-    scenario data; the function is dcflow's), so they start without it."""
-    main = sys.modules.get("__main__")
-    hide = main is not None and getattr(main, "__spec__", None) is None and hasattr(main, "__file__")
-    path = main.__file__ if hide else None
-    if hide:
-        del main.__file__
-    try:
-        yield
-    finally:
-        if hide:
-            main.__file__ = path
-
-
-def _run_local(points, tasks, on_done, workers, address) -> None:
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    n = workers or os.cpu_count() or 1
-    n = max(1, min(n, len(tasks)))
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init) as pool:
-        with spawnable_main():  # workers start as tasks are submitted
-            futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
-        try:
-            for fut in as_completed(futs):
-                on_done(futs[fut], fut.result())
-        except BaseException:
-            for f in futs:
-                f.cancel()
-            raise
-
-
-def _run_dask(points, tasks, on_done, workers, address) -> None:
-    import logging
-
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise SweepError("executor dask: the 'distributed' package is not installed "
-                         "(pip install 'dask[distributed]')") from None
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = None
-    if address:
-        client = Client(address, timeout="30s")
-    else:
-        n = workers or os.cpu_count() or 1
-        n = max(1, min(n, len(tasks)))
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
-        client = Client(cluster)
-    try:
-        futs = []
-        by_key = {}
-        for p, t in zip(points, tasks):
-            f = client.submit(run_point, *t, key=f"dcflow-point-{p.id}-{os.getpid()}", pure=False)
-            futs.append(f)
-            by_key[f.key] = p
-        for fut in as_completed(futs):
-            p = by_key[fut.key]
-            try:
-                outcome = fut.result()
-            except Exception as e:  # a lost worker, a deserialization error
-                outcome = {"status": "error", "error": f"{type(e).__name__}: {e}", "summary": {},
-                           "flows": None, "timeseries": None}
-            fut.release()
-            on_done(p, outcome)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-_EXECUTORS: dict[str, Callable[..., None]] = {"local": _run_local, "dask": _run_dask,
-                                              "inline": _run_inline}
 
 
 # ---------------------------------------------------------------- the files
@@ -684,13 +528,13 @@ def _write_point(out: Path, point: Point, outcome: Mapping[str, Any], columns) -
     """Write flows/ (and timeseries/) first, then the point row: a point counts
     as done only when points/<id>.parquet exists, and then its flows exist too."""
     if outcome.get("flows") is not None:
-        _atomic_write_table(_prefix_columns(outcome["flows"], point, columns),
+        write_table_atomically(_prefix_columns(outcome["flows"], point, columns),
                             out / "flows" / f"{point.id}.parquet")
     if outcome.get("timeseries") is not None:
         (out / "timeseries").mkdir(exist_ok=True)
-        _atomic_write_table(_prefix_columns(outcome["timeseries"], point, columns),
+        write_table_atomically(_prefix_columns(outcome["timeseries"], point, columns),
                             out / "timeseries" / f"{point.id}.parquet")
-    _atomic_write_table(_point_row(point, outcome, columns), out / "points" / f"{point.id}.parquet")
+    write_table_atomically(_point_row(point, outcome, columns), out / "points" / f"{point.id}.parquet")
 
 
 def _assemble(out: Path, points: list[Point], columns) -> pa.Table:
@@ -708,41 +552,8 @@ def _assemble(out: Path, points: list[Point], columns) -> pa.Table:
             t = t.select(schema.names).cast(schema)
         parts.append(t)
     table = pa.concat_tables(parts) if parts else schema.empty_table()
-    _atomic_write_table(table, out / "points.parquet")
+    write_table_atomically(table, out / "points.parquet")
     return table
-
-
-def _write_parquet_to(table: pa.Table, f) -> None:
-    # Fixed options: the same table always gives the same bytes.
-    pq.write_table(table, f, compression="zstd", write_statistics=True, store_schema=True)
-
-
-def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
-    """Write `path` through `write(file)` into a temporary sibling, fsync it and
-    rename it into place, so a reader never sees a partial file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes 0600; an output file is as public as umask allows.
-        os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _atomic_write_table(table: pa.Table, path: Path) -> None:
-    _atomic_write(path, lambda f: _write_parquet_to(table, f))
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    _atomic_write(path, lambda f: f.write(data))
 
 
 # ------------------------------------------------------------------- reading
@@ -757,6 +568,12 @@ def load_flows(directory: str | os.PathLike[str]) -> pa.Table:
     if not files:
         return pa.table({})
     return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+
+
+def _check_executor(name: str) -> str:
+    if name not in EXECUTORS:
+        raise SweepError(f"executor: {name!r} is not one of {sorted(EXECUTORS)}")
+    return name
 
 
 def format_failures(failures: list[tuple[Point, str]]) -> str:

@@ -208,7 +208,7 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
     import pyarrow as pa
 
     from dcflow.plot.stats import mean_ci
-    from dcflow.sweep import _atomic_write_table
+    from dcflow.result import write_table_atomically
 
     xs = entry.xs(quick)
     rows: list[dict[str, Any]] = []
@@ -230,7 +230,7 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                          "paper": entry.paper_values.get((s.label, x))})
     if tables:
         table = pa.concat_tables([t.cast(tables[0].schema) for t in tables], promote_options="default")
-        _atomic_write_table(table, out / "points.parquet")
+        write_table_atomically(table, out / "points.parquet")
     return rows
 
 
@@ -238,7 +238,7 @@ def _run_capacity(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                   failures: list[str]) -> list[dict[str, Any]]:
     import pyarrow as pa
 
-    from dcflow.sweep import _atomic_write_table
+    from dcflow.result import write_table_atomically
 
     cfg = dict(entry.capacity or {})
     if quick:
@@ -268,7 +268,7 @@ def _run_capacity(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
         for p in r["trace"]:
             trace.append({"series": s.label, "x": float(x), "value": float(p[0]), "metric": p[1],
                           "ok": p[2]})
-    _atomic_write_table(pa.Table.from_pylist(trace), out / "capacity_trace.parquet")
+    write_table_atomically(pa.Table.from_pylist(trace), out / "capacity_trace.parquet")
     return rows
 
 
