@@ -179,7 +179,7 @@ impl Conga {
 
     /// The source leaf tags the packet: its uplink, CE = 0, and one entry of
     /// feedback for the destination's leaf.
-    pub fn stamp(&mut self, node: NodeId, dst: NodeId, uplink: LinkId, _now: Time, tag: &mut CongaTag) {
+    pub fn stamp(&mut self, node: NodeId, dst: NodeId, uplink: LinkId, tag: &mut CongaTag) {
         let dst_leaf = self.leaf_of[dst as usize];
         *tag = CongaTag { src_leaf: node, lb: uplink, ..CongaTag::default() };
         if let Some((entries, next)) = self.from_leaf.get_mut(&(node, dst_leaf)) {
@@ -264,12 +264,12 @@ mod tests {
         let (a, b) = (g.leaf_of[0], g.leaf_of[1]);
         let uplink = t.out_links[a as usize].iter().copied().find(|&l| !g.is_leaf[t.links[l as usize].to as usize] && t.links[l as usize].to as usize >= t.hosts).unwrap();
         let mut tag = CongaTag::default();
-        g.stamp(a, 1, uplink, Time::ZERO, &mut tag);
+        g.stamp(a, 1, uplink, &mut tag);
         tag.ce = 5;
         g.on_leaf_arrival(b, Time::ZERO, &mut tag);
         assert_eq!(tag, CongaTag::default());
         let mut back = CongaTag::default();
-        g.stamp(b, 0, 0, Time::ZERO, &mut back);
+        g.stamp(b, 0, 0, &mut back);
         assert_eq!((back.fb_link, back.fb_metric), (uplink, 5));
         g.on_leaf_arrival(a, Time::ZERO, &mut back);
         assert_eq!(g.to_leaf[&(a, b)][&uplink].0, 5);

@@ -171,7 +171,7 @@ impl PathPolicy {
                         let g = p.conga.as_ref().expect("conga state");
                         g.best_uplink(c, &mut p.rng)
                     });
-                    self.conga.as_mut().expect("conga state").stamp(c.node, c.dst, c.candidates[i].0, c.now, tag);
+                    self.conga.as_mut().expect("conga state").stamp(c.node, c.dst, c.candidates[i].0, tag);
                     i
                 } else {
                     self.ecmp(c)

@@ -97,7 +97,7 @@ impl Sim {
         let flow = &self.flows[f as usize];
         let reachable = self.router.as_ref().expect("checked").routes().hops(flow.spec.src, flow.spec.dst).is_some();
         let ok = reachable
-            && match (self.pins_paths, flow.extra.is_empty()) {
+            && match (self.protocol.pins_paths(), flow.extra.is_empty()) {
                 (false, _) => true,
                 (true, true) => self.pin(f, 0),
                 (true, false) => {
@@ -106,7 +106,6 @@ impl Sim {
                 }
             };
         if !ok {
-            self.started += 1;
             self.terminate_no_path(f);
         }
         ok
@@ -149,7 +148,7 @@ impl Sim {
         let own: Option<&mut dyn FnMut(&[(LinkId, dcflow_core::NodeId)]) -> usize> =
             if router.protocol_chooses() { Some(&mut memr) } else { None };
         let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, p), hash, now, own) else { return false };
-        let rev = if self.protocol_symmetric {
+        let rev = if self.protocol.symmetric_paths() {
             fwd.iter().rev().map(|&l| self.topo.reverse(l)).collect()
         } else {
             let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, p), hash, now, None) else { return false };

@@ -72,6 +72,12 @@ impl FlowState {
         }
     }
 
+    /// The node a packet of this flow leaves from.
+    #[inline]
+    pub fn origin(&self, reverse: bool) -> dcflow_core::NodeId {
+        self.dest(!reverse)
+    }
+
     /// Whether the flow has an outcome (delivered or given up).
     pub fn done(&self) -> bool {
         self.finish.is_some() || self.terminated

@@ -86,7 +86,7 @@ pub struct Sim {
     pub events: EventQueue<Event>,
     pub packets: PacketArena,
     pub topo: Topology,
-    protocol: ProtocolConfig,
+    pub(crate) protocol: ProtocolConfig,
     pub ports: Vec<Port>,
     pub flows: Vec<FlowState>,
     pub counters: Counters,
@@ -95,7 +95,7 @@ pub struct Sim {
     /// Flows without an outcome yet.
     pub open_flows: usize,
     /// Flows started so far (they start in id order).
-    pub(crate) started: usize,
+    started: usize,
     /// The stall guard ([`Sim::run`]): the run stalls at `stall_at` unless
     /// something progresses first; `Time::MAX` while no flow is running.
     stall: Dur,
@@ -112,11 +112,6 @@ pub struct Sim {
     pub changes: Vec<dcflow_scenario::LinkChange>,
     /// `faults.convergence`.
     pub convergence: Dur,
-    /// Hop-by-hop routing pins the paths of this protocol's flows: its
-    /// switches keep per-flow state (PDQ, D3, RCP_dc, S3).
-    pub(crate) pins_paths: bool,
-    /// Replies retrace the data path (PDQ, S3).
-    pub(crate) protocol_symmetric: bool,
 }
 
 impl Sim {
@@ -153,7 +148,7 @@ impl Sim {
             events,
             packets: PacketArena::default(),
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
-            departure_agents: ports.iter().any(|p: &Port| matches!(p.agent, PortAgent::Merp(_))),
+            departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
             ports,
             open_flows: flows.len(),
             started: 0,
@@ -168,8 +163,6 @@ impl Sim {
             router: None,
             changes: Vec::new(),
             convergence: Dur::ZERO,
-            pins_paths: protocol.pins_paths(),
-            protocol_symmetric: protocol.symmetric_paths(),
         }
     }
 
@@ -244,6 +237,7 @@ impl Sim {
         if let Some(next) = self.flows.get(f as usize + 1) {
             self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
         }
+        self.started += 1;
         if self.router.is_some() && !self.route_new_flow(f) {
             return;
         }
@@ -255,7 +249,6 @@ impl Sim {
             }
             p => p.sender(flow.info),
         });
-        self.started += 1;
         self.progress();
         self.drive_sender(f);
     }
@@ -342,7 +335,7 @@ impl Sim {
         };
         let idx = self.packets.insert(pkt);
         router.reset(idx);
-        let at = flow.dest(!pkt.reverse);
+        let at = flow.origin(pkt.reverse);
         self.forward(idx, at);
     }
 
@@ -506,18 +499,16 @@ impl Sim {
         }
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
-        let (hop, reverse, f, p) = (pkt.hop as usize, pkt.reverse, pkt.flow, pkt.path);
-        let path = self.flows[f as usize].route(reverse, p);
+        let (hop, reverse) = (pkt.hop as usize, pkt.reverse);
+        let path = self.flows[pkt.flow as usize].route(reverse, pkt.path);
+        let (arrived_on, next) = (path[hop - 1], path.get(hop).copied());
         if reverse && self.reverse_agents {
-            self.reverse_pass(idx, path[hop - 1]);
+            self.reverse_pass(idx, arrived_on);
         }
-        let path = self.flows[f as usize].route(reverse, p);
-        if hop < path.len() {
-            let next = path[hop];
-            self.enqueue(next, idx);
-            return;
+        match next {
+            Some(link) => self.enqueue(link, idx),
+            None => self.deliver(idx),
         }
-        self.deliver(idx);
     }
 
     /// Hop-by-hop routing: a packet whose link failed while it flew is

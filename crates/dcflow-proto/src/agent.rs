@@ -79,6 +79,12 @@ impl PortAgent {
         }
     }
 
+    /// Whether the agent wants [`PortAgent::on_departure`] calls.
+    #[inline]
+    pub fn wants_departure(&self) -> bool {
+        matches!(self, PortAgent::Merp(_))
+    }
+
     /// Whether the agent wants [`PortAgent::on_reverse_packet`] calls.
     #[inline]
     pub fn wants_reverse(&self) -> bool {
