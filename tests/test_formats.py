@@ -7,12 +7,8 @@ import pytest
 
 from conftest import dcflow, write
 
-#: Poisson all-to-all with web-search sizes: varied sources, sizes and
-#: start times, no deadlines (HPCC and htsim files cannot carry them).
-POISSON = """
-name = "poisson"
-seed = 7
-
+#: The network every scenario here runs on.
+NET = """
 [topology]
 kind = "star"
 hosts = 8
@@ -20,7 +16,11 @@ link_rate = "10Gbps"
 
 [protocol]
 name = "tcp"
+"""
 
+#: Poisson all-to-all with web-search sizes: varied sources, sizes and
+#: start times, no deadlines (HPCC and htsim files cannot carry them).
+POISSON = 'name = "poisson"\nseed = 7\n' + NET + """
 [workload]
 pattern = "all_to_all"
 arrival = "poisson"
@@ -30,14 +30,7 @@ size = { dist = "cdf", name = "web_search" }
 """
 
 #: Replays a flow file (placeholders: file name and format).
-REPLAY = """
-name = "replay"
-[topology]
-kind = "star"
-hosts = 8
-link_rate = "10Gbps"
-[protocol]
-name = "tcp"
+REPLAY = 'name = "replay"\n' + NET + """
 [workload]
 pattern = "explicit"
 trace = "{trace}"
