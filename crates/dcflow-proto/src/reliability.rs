@@ -79,6 +79,11 @@ impl SegmentTracker {
     pub fn unsent(&self) -> u64 {
         self.size - self.next_new
     }
+    /// Bytes still to go out: never sent, or declared lost and not yet resent
+    /// (a lost segment counted as a full one, so at most one MSS too many).
+    pub fn to_send(&self) -> u64 {
+        self.unsent() + self.lost_live as u64 * self.mss as u64
+    }
     /// Segments sent and neither acknowledged nor declared lost.
     pub fn in_flight(&self) -> usize {
         self.segments.iter().filter(|s| !s.acked && !s.lost).count()

@@ -79,6 +79,23 @@ pub enum ListSize {
     Unbounded,
 }
 
+/// `protocol.et_remaining`: the remaining size in Early Termination's
+/// condition (2), Time + T_S > D_S (§3.1). T_S is "updated based on the
+/// remaining flow size" whenever an ACK arrives, which reads as the bytes not
+/// yet acknowledged; but bytes already in flight arrive without being sent
+/// again, so for "can this flow still make its deadline" the bytes still to
+/// send are the tighter reading. Issue 18 measures both (docs/fidelity-pdq.md,
+/// "Fig. 3c").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EtRemaining {
+    /// Bytes not yet acknowledged (T_S as the header carries it).
+    #[default]
+    Unacked,
+    /// Bytes not yet sent, or declared lost and not yet resent.
+    Unsent,
+}
+
 /// `[protocol] name = "pdq"`. Defaults are the paper's values where it gives
 /// one; the rest are documented in docs/fidelity-pdq.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,6 +145,9 @@ pub struct PdqConfig {
     /// says only "resends a packet after a timeout"; default 3 (pFabric's
     /// RTO, §4.3), swept in docs/fidelity-pdq.md ("Fig. 9").
     pub rto_rtts: f64,
+    /// Which remaining size Early Termination's condition (2) uses:
+    /// "unacked" (default) | "unsent" (see [`EtRemaining`]).
+    pub et_remaining: EtRemaining,
     /// M-PDQ (§6): subflows per flow, each on its own path (at most as many
     /// as the topology has distinct paths: BCube(n,k) has k+1). 1 (default)
     /// is single-path PDQ.
@@ -157,6 +177,7 @@ impl Default for PdqConfig {
             aging_unit: Dur::ms(100),
             rto_min: Dur::ms(1),
             rto_rtts: 3.0,
+            et_remaining: EtRemaining::Unacked,
             list: ListSize::TwoKappa,
             subflows: 1,
             shift_period: 1.0,

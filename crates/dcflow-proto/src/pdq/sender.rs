@@ -16,7 +16,7 @@ use super::control::{PathControl, Probing};
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, PDQ_HEADER_BYTES};
 use super::mpdq::{MpdqSender, PathInfo};
-use super::PdqConfig;
+use super::{EtRemaining, PdqConfig};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 use crate::reliability::SegmentTracker;
@@ -175,6 +175,14 @@ impl PdqSender {
         Rate(self.ctl.r_max.max(1)).tx_time(Bytes(self.tracker.remaining()))
     }
 
+    /// T_S as Early Termination's condition (2) reads it (`et_remaining`).
+    fn termination_expected(&self) -> Dur {
+        match self.cfg.et_remaining {
+            EtRemaining::Unacked => self.expected(),
+            EtRemaining::Unsent => Rate(self.ctl.r_max.max(1)).tx_time(Bytes(self.tracker.to_send())),
+        }
+    }
+
     fn rto(&self) -> Dur {
         self.rules.rto_min.max(self.ctl.srtt.mul_f64(self.rules.rto_rtts))
     }
@@ -222,7 +230,7 @@ impl PdqSender {
         }
         let Some(d) = self.info.deadline else { return false };
         now > d
-            || (self.size_known() && now + self.expected() > d)
+            || (self.size_known() && now + self.termination_expected() > d)
             || (rule == Termination::Pdq && self.ctl.rate == 0 && now + self.ctl.srtt > d)
     }
 
@@ -236,7 +244,7 @@ impl PdqSender {
         let d = self.info.deadline?;
         let mut t = Time(d.0.saturating_add(1));
         if self.size_known() {
-            t = t.min(Time(d.0.saturating_sub(self.expected().0).saturating_add(1)));
+            t = t.min(Time(d.0.saturating_sub(self.termination_expected().0).saturating_add(1)));
         }
         if rule == Termination::Pdq && self.ctl.rate == 0 {
             t = t.min(Time(d.0.saturating_sub(self.ctl.srtt.0).saturating_add(1)));

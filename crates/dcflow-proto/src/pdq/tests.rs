@@ -2,7 +2,7 @@
 
 use super::header::{PdqHeader, NOBODY};
 use super::switch::{Entry, PdqSwitch, SwitchParams};
-use super::{Comparator, PdqConfig, PdqSender, Variant};
+use super::{Comparator, EtRemaining, PdqConfig, PdqSender, Variant};
 use crate::agent::PortView;
 use crate::endpoint::{Endpoint, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched};
@@ -418,6 +418,31 @@ fn early_termination_conditions() {
     let mut s = PdqSender::new(info(1_000_000, Some(Time::ZERO + Dur::ms(5))), &PdqConfig { variant: Variant::Es, ..Default::default() });
     s.handle_timeout(Time::ZERO + Dur::ms(6));
     assert!(s.poll_event().is_none());
+}
+
+/// Condition (2) with `et_remaining`: 30 packets are in flight, unacked, when
+/// the deadline is 0.6 ms away. The 100 KB not yet acknowledged need 0.8 ms at
+/// 1 Gbps, the 56.7 KB not yet sent 0.45 ms: only the unacked reading
+/// terminates (issue 18, Fig. 3c).
+#[test]
+fn early_termination_counts_unacked_or_unsent_bytes() {
+    let terminated = |et_remaining: EtRemaining| {
+        let cfg = PdqConfig { variant: Variant::EsEt, et_remaining, ..Default::default() };
+        let gap = Rate(C).tx_time(Bytes(1500));
+        let sent_all = Time::ZERO + RTT + Dur(gap.0 * 30);
+        let mut s = PdqSender::new(info(100_000, Some(sent_all + Dur::us(600))), &cfg);
+        let syn = s.poll_transmit(Time::ZERO).unwrap();
+        let mut now = Time::ZERO + RTT;
+        s.handle_packet(now, &reply(&syn, PacketKind::SynAck, now, NOBODY, C, 0.0));
+        for _ in 0..30 {
+            assert_eq!(s.poll_transmit(now).unwrap().kind, PacketKind::Data);
+            now = now + gap;
+        }
+        s.handle_timeout(now);
+        s.poll_event() == Some(crate::endpoint::FlowEvent::Terminated)
+    };
+    assert!(terminated(EtRemaining::Unacked));
+    assert!(!terminated(EtRemaining::Unsent));
 }
 
 #[test]
