@@ -1,0 +1,42 @@
+"""Issue 18: when does Suppressed Probing (PDQ(Full) vs PDQ(ES+ET)) matter?
+Query aggregation on the 12-server tree, deadlines exp(40 ms) >= 3 ms,
+seeds 1-50: application throughput and packets sent (data, probes,
+control) by number of flows, with the 2κ flow list and with every flow
+listed (`list = "unbounded"`):
+
+    .venv/bin/python bench/pdq_suppressed_probing.py
+"""
+import copy
+import statistics
+
+import dcflow
+from dcflow.repro.common import pdq_tree
+
+FLOWS = [10, 20, 30, 45, 60]
+READINGS = [
+    ("PDQ(ES+ET), 2κ list", {"name": "pdq", "variant": "es_et"}),
+    ("PDQ(Full), 2κ list", {"name": "pdq", "variant": "full"}),
+    ("PDQ(ES+ET), unbounded list", {"name": "pdq", "variant": "es_et", "list": "unbounded"}),
+    ("PDQ(Full), unbounded list", {"name": "pdq", "variant": "full", "list": "unbounded"}),
+]
+
+
+def measure(protocol: dict, flows: int) -> tuple[float, float]:
+    app, packets = [], []
+    for seed in range(1, 51):
+        sc = copy.deepcopy(pdq_tree(False))
+        sc["workload"]["deadline"]["mean"] = "40ms"
+        sc["workload"]["flows"] = flows
+        sc["protocol"] = protocol
+        sc["seed"] = seed
+        summary = dcflow.run(sc).summary
+        app.append(summary["app_throughput"])
+        packets.append(summary["packets_sent"])
+    return 100 * statistics.mean(app), statistics.mean(packets)
+
+
+print("| reading | " + " | ".join(f"{n} flows" for n in FLOWS) + " |")
+print("|---|" + "---|" * len(FLOWS))
+for label, protocol in READINGS:
+    cells = [measure(protocol, n) for n in FLOWS]
+    print(f"| {label} | " + " | ".join(f"{a:.1f}% / {p:,.0f}" for a, p in cells) + " |", flush=True)
