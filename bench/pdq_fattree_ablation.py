@@ -22,6 +22,13 @@ rows = [
     ("  unbounded list", {"protocol": {"name": "pdq", "variant": "full", "list": "unbounded"}}),
     ("RCP_dc", {"protocol": {"name": "rcp"}}),
     ("PDQ flow level", {"engine": "fluid", "protocol": {"name": "pdq", "variant": "full"}}),
+    # PDQ §5.5's "time scale of 1 ms" read as fixed steps: rates change only
+    # every step, so a finished flow's capacity idles until the next one.
+    ("PDQ flow level, 1 ms steps", {"engine": "fluid", "protocol": {"name": "pdq", "variant": "full"},
+                                    "fluid": {"recompute": "interval"}}),
+    ("RCP_dc flow level", {"engine": "fluid", "protocol": {"name": "rcp"}}),
+    ("RCP_dc flow level, 1 ms steps", {"engine": "fluid", "protocol": {"name": "rcp"},
+                                       "fluid": {"recompute": "interval"}}),
     # Multi-hop or not: the same flows through one 128-port switch.
     ("PDQ(Full), one switch", {"protocol": {"name": "pdq", "variant": "full"}, "topology": ONE_SWITCH}),
     ("  no Dampening", {"protocol": {"name": "pdq", "variant": "full", "dampening": 0.0}, "topology": ONE_SWITCH}),

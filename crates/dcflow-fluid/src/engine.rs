@@ -230,7 +230,8 @@ impl Engine {
             if !touched.is_empty() {
                 progressed_at = t;
             }
-            if !touched.is_empty() || full {
+            // Stepped models see arrivals and completions only at the next tick.
+            if full || (!touched.is_empty() && !self.model.stepped()) {
                 self.recompute(&touched, full, arrivals);
             }
         }

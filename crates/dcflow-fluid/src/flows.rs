@@ -136,8 +136,10 @@ impl Flows {
     #[inline]
     pub fn remaining_at(&self, f: u32, now: Time) -> f64 {
         let i = f as usize;
-        if now == self.since[i] {
-            return self.remaining[i]; // also for a flow that has no rate yet (NaN)
+        // A flow with no rate yet (NaN) has made no progress: under
+        // `recompute = "interval"` it waits so until the next step.
+        if now == self.since[i] || self.rate[i].is_nan() {
+            return self.remaining[i];
         }
         let dt = (now.0 - self.since[i].0) as f64 * 1e-12;
         (self.remaining[i] - self.rate[i] * dt).max(0.0)

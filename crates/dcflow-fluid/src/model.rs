@@ -18,7 +18,7 @@ use crate::pdq::{terminate_at, PdqKeys};
 use dcflow_proto::pdq::{Variant, PDQ_HEADER_BYTES};
 use dcflow_proto::transport::Discipline;
 use dcflow_proto::ProtocolConfig;
-use dcflow_scenario::{FluidConfig, Scenario};
+use dcflow_scenario::{FluidConfig, Recompute, Scenario};
 use dcflow_core::ConfigError;
 
 /// How rates are divided among the flows of a connected component.
@@ -59,6 +59,9 @@ pub struct ModelParams {
     pub rate_request_bytes: u32,
     pub handshake_rtts: u32,
     pub equilibrium_interval: Dur,
+    /// `[fluid] recompute = "interval"`: rates change only every
+    /// `equilibrium_interval`, not at arrivals and completions.
+    pub stepped: bool,
 }
 
 /// What the engine simulates.
@@ -94,6 +97,7 @@ impl FlowModel {
             rate_request_bytes: f.rate_request_bytes,
             handshake_rtts: f.handshake_rtts,
             equilibrium_interval: f.equilibrium_interval,
+            stepped: f.recompute == Recompute::Interval,
         };
         match &s.protocol {
             ProtocolConfig::Rcp(_) => Ok(FlowModel::Rcp(params(&s.fluid))),
@@ -155,12 +159,22 @@ impl FlowModel {
 
     /// Period of the equilibrium re-evaluation; `None` when nothing drifts
     /// between events (every ideal discipline, RCP whose fair share depends
-    /// only on flow counts, and PDQ with fixed random keys).
+    /// only on flow counts, and PDQ with fixed random keys) and rates are not
+    /// [`stepped`](Self::stepped).
     pub fn tick(&self) -> Option<Dur> {
         match self {
             FlowModel::D3(p) => Some(p.equilibrium_interval),
-            FlowModel::Pdq { params, keys, .. } if keys.drift() => Some(params.equilibrium_interval),
+            FlowModel::Rcp(p) if p.stepped => Some(p.equilibrium_interval),
+            FlowModel::Pdq { params, keys, .. } if keys.drift() || params.stepped => Some(params.equilibrium_interval),
             _ => None,
+        }
+    }
+
+    /// Rates change only at ticks (`[fluid] recompute = "interval"`).
+    pub fn stepped(&self) -> bool {
+        match self {
+            FlowModel::Rcp(p) | FlowModel::D3(p) | FlowModel::Pdq { params: p, .. } => p.stepped,
+            FlowModel::Ideal { .. } => false,
         }
     }
 

@@ -131,3 +131,23 @@ fn what_the_flow_level_cannot_model_is_refused_by_key() {
     // The same keys run on the packet engine.
     Scenario::from_toml("[topology]\nkind = \"star\"\nhosts = 4\n[protocol]\nname = \"pdq\"\nr_pdq = 0.9\n").unwrap();
 }
+
+/// `[fluid] recompute = "interval"` (issue 18's reading of §5.5's "time
+/// scale of 1 ms"): rates change only at 1 ms steps, so each of Fig. 6's
+/// flows starts at a step (the first once its handshake is done, the others
+/// at the first step after the previous one ended: the link idles between).
+#[test]
+fn stepped_rates_start_every_flow_on_a_step() {
+    let stepped = run("[fluid]\nrecompute = \"interval\"", &fig6());
+    let start = |i: usize, one_way: f64| finish(&stepped, i) - wire_bits(1_000_000 + 1000 * i as u64) / 1e9 - one_way;
+    // The first flow is ready after one RTT (< 1 ms) and starts at 1 ms.
+    let one_way = finish(&stepped, 0) - 1e-3 - wire_bits(1_000_000) / 1e9;
+    assert!(one_way > 0.0 && one_way < 1e-4, "one-way delay {one_way}");
+    for i in 1..5 {
+        let (s, previous_end) = (start(i, one_way), finish(&stepped, i - 1) - one_way);
+        assert!((s * 1e3 - (s * 1e3).round()).abs() < 1e-6, "flow {i} starts at {s}, not on a step");
+        assert!(s >= previous_end - 1e-12 && s < previous_end + 1e-3, "flow {i}: {s} after {previous_end}");
+    }
+    let events = run("", &fig6());
+    assert!(finish(&stepped, 4) > finish(&events, 4), "idle steps cost time");
+}

@@ -201,3 +201,14 @@ fn merp_theta_bound_is_checked_when_set() {
     // Defaults are the paper's and are not checked against other link rates.
     assert!(Scenario::from_toml("[topology]\nlink_rate = \"10Gbps\"\n[protocol]\nname = \"merp\"\n").is_ok());
 }
+
+/// `[fluid] recompute`: "interval" is for the protocol models; an ideal
+/// discipline is a zero-delay scheduler and recomputes at every event.
+#[test]
+fn fluid_recompute_interval_only_for_protocol_models() {
+    let e = err("engine = \"fluid\"\n[protocol]\nname = \"srpt\"\n[fluid]\nrecompute = \"interval\"\n");
+    assert_eq!(e.key, "fluid.recompute");
+    assert!(e.message.contains("rcp, d3 and pdq"), "{e}");
+    assert!(Scenario::from_toml("engine = \"fluid\"\n[protocol]\nname = \"pdq\"\n[fluid]\nrecompute = \"interval\"\n").is_ok());
+    assert!(Scenario::from_toml("[fluid]\nrecompute = \"sometimes\"\n").is_err());
+}
