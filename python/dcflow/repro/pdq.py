@@ -42,10 +42,16 @@ register(Entry(
     notes="PDQ §5.2.1: 3 concurrent flows; sizes U[0.02m, 1.98m] (the paper's [2,198] KB scaled).",
 ))
 
+#: Early Termination's condition (2) on the bytes still to send, not the
+#: bytes not yet acknowledged (`et_remaining`; docs/fidelity-pdq.md, "Fig. 3c:
+#: what packet PDQ loses"): a reading, shown beside the literal one.
+PDQ_FULL_UNSENT = Series("PDQ(Full), ET on unsent bytes",
+                         {"protocol": {"name": "pdq", "variant": "full", "et_remaining": "unsent"}}, "pdq")
+
 register(Entry(
     name="pdq-fig3c", paper="PDQ", figure="Fig. 3c", kind="capacity",
     title="flows supported at 99% application throughput vs mean deadline",
-    base=pdq_tree, series=[PDQ_FULL, PDQ_ESET, D3_PDQ, RCP, TCP],
+    base=pdq_tree, series=[PDQ_FULL, PDQ_FULL_UNSENT, PDQ_ESET, D3_PDQ, RCP, TCP],
     x_key="workload.deadline.mean", x_value=ms,
     xs=lambda q: [20, 40] if q else [20, 30, 40, 50, 60],
     xlabel="mean flow deadline (ms)", y="app_throughput",
