@@ -6,11 +6,7 @@ sent (`et_remaining = "unsent"`):
 
     .venv/bin/python bench/pdq_fig3a_packet.py
 """
-import copy
-import statistics
-
-import dcflow
-from dcflow.repro.common import pdq_tree
+from pdq_tree_runs import mean, summaries
 
 FLOWS = [10, 20, 30, 40]
 PDQ = {"name": "pdq", "variant": "full"}
@@ -23,14 +19,7 @@ READINGS = [
 
 
 def app_throughput(over: dict, flows: int) -> float:
-    values = []
-    for seed in range(1, 101):
-        sc = copy.deepcopy(pdq_tree(False))
-        sc["workload"]["flows"] = flows
-        sc.update(copy.deepcopy(over))
-        sc["seed"] = seed
-        values.append(dcflow.run(sc).summary["app_throughput"])
-    return 100 * statistics.mean(values)
+    return 100 * mean(s["app_throughput"] for s in summaries(over, flows, range(1, 101)))
 
 
 print("| flows | " + " | ".join(map(str, FLOWS)) + " |")

@@ -7,11 +7,7 @@ reading changed at a time:
 
     .venv/bin/python bench/pdq_fig3c_packet.py
 """
-import copy
-import statistics
-
-import dcflow
-from dcflow.repro.common import pdq_tree
+from pdq_tree_runs import mean, summaries
 
 SEEDS = range(1, 101)
 FLOWS = [5, 8, 10, 12, 14, 16, 18, 20, 22, 25, 28]
@@ -41,15 +37,7 @@ READINGS = [
 
 
 def app_throughput(over: dict, flows: int) -> float:
-    values = []
-    for seed in SEEDS:
-        sc = copy.deepcopy(pdq_tree(False))
-        sc["workload"]["deadline"]["mean"] = "40ms"
-        sc["workload"]["flows"] = flows
-        sc.update(copy.deepcopy(over))
-        sc["seed"] = seed
-        values.append(dcflow.run(sc).summary["app_throughput"])
-    return 100 * statistics.mean(values)
+    return 100 * mean(s["app_throughput"] for s in summaries(over, flows, SEEDS, deadline_mean="40ms"))
 
 
 print("| reading | " + " | ".join(map(str, FLOWS)) + " | flows at 99% |")

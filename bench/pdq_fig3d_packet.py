@@ -6,11 +6,7 @@ approximate SRPT with no handshake):
 
     .venv/bin/python bench/pdq_fig3d_packet.py
 """
-import copy
-import statistics
-
-import dcflow
-from dcflow.repro.common import pdq_tree
+from pdq_tree_runs import mean, summaries
 
 FLOWS = [1, 5, 10, 20, 30]
 PDQ = {"name": "pdq", "variant": "full"}
@@ -29,14 +25,7 @@ READINGS = [
 
 
 def mean_fct_ms(over: dict, flows: int) -> float:
-    values = []
-    for seed in range(1, 21):
-        sc = copy.deepcopy(pdq_tree(False, deadlines=False))
-        sc["workload"]["flows"] = flows
-        sc.update(copy.deepcopy(over))
-        sc["seed"] = seed
-        values.append(dcflow.run(sc).summary["fct_mean_s"] * 1e3)
-    return statistics.mean(values)
+    return 1e3 * mean(s["fct_mean_s"] for s in summaries(over, flows, range(1, 21), deadlines=False))
 
 
 print("| flows | " + " | ".join(map(str, FLOWS)) + " |")

@@ -6,11 +6,7 @@ listed (`list = "unbounded"`):
 
     .venv/bin/python bench/pdq_suppressed_probing.py
 """
-import copy
-import statistics
-
-import dcflow
-from dcflow.repro.common import pdq_tree
+from pdq_tree_runs import mean, summaries
 
 FLOWS = [10, 20, 30, 45, 60]
 READINGS = [
@@ -22,17 +18,8 @@ READINGS = [
 
 
 def measure(protocol: dict, flows: int) -> tuple[float, float]:
-    app, packets = [], []
-    for seed in range(1, 51):
-        sc = copy.deepcopy(pdq_tree(False))
-        sc["workload"]["deadline"]["mean"] = "40ms"
-        sc["workload"]["flows"] = flows
-        sc["protocol"] = protocol
-        sc["seed"] = seed
-        summary = dcflow.run(sc).summary
-        app.append(summary["app_throughput"])
-        packets.append(summary["packets_sent"])
-    return 100 * statistics.mean(app), statistics.mean(packets)
+    runs = summaries({"protocol": protocol}, flows, range(1, 51), deadline_mean="40ms")
+    return 100 * mean(s["app_throughput"] for s in runs), mean(s["packets_sent"] for s in runs)
 
 
 print("| reading | " + " | ".join(f"{n} flows" for n in FLOWS) + " |")
