@@ -125,6 +125,29 @@ fn paused_subflow_load_moves_to_the_sending_ones() {
     assert!(b < 1.2 * shifting.flows[1].ideal_fct_s + 1e-3, "B took {b}");
 }
 
+/// `subflow_paths = "ecmp"` (§6: "the switch uses flow-level ECMP to assign
+/// subflows to paths"): each subflow hashes onto a shortest path. Servers 0
+/// and 1 differ in one address digit, so they have one shortest path: ECMP
+/// puts all four subflows on it and the flow is no faster than single-path
+/// PDQ, while BuildPathSet's parallel paths (one direct, three detours of
+/// two more hops) use four ports.
+#[test]
+fn ecmp_subflows_share_the_only_shortest_path() {
+    let fct = |protocol: &str| {
+        let out = run(&bcube(protocol, &flow(0, 1, "1MB", "0ms")));
+        check_conservation(&out);
+        out.flows[0].fct_s.unwrap()
+    };
+    let single = fct("subflows = 1");
+    let ecmp = fct("subflows = 4\nsubflow_paths = \"ecmp\"");
+    let parallel = fct("subflows = 4");
+    eprintln!("lone 1 MB flow 0 -> 1: {single} s single path, {ecmp} s 4 ECMP subflows, {parallel} s 4 parallel");
+    assert!(ecmp > 0.95 * single, "one path, one port: {ecmp} vs {single}");
+    assert!(parallel < 0.5 * single, "four ports: {parallel} vs {single}");
+    let err = Scenario::from_toml(&bcube("subflow_paths = \"random\"", &flow(0, 1, "1MB", "0ms"))).unwrap_err();
+    assert!(err.to_string().contains("expected `parallel` or `ecmp`"), "{err}");
+}
+
 /// The Fig. 11 scenario file (examples/mpdq-bcube.toml), shortened, with
 /// every link monitored: flows deliver exactly their size, never beat their
 /// (multipath) ideal, and no link carries more than its rate.

@@ -1,0 +1,69 @@
+"""Issue 18: how M-PDQ's Fig. 11b/c (BCube(2,3), random permutation, Poisson,
+`pdq-fig11b` / `pdq-fig11c`) depend on the three choices PDQ §6 leaves
+open: what "load" means for a 4-port server, the criticality a subflow
+carries (`protocol.subflow_criticality`), and how subflows get their paths
+(`protocol.subflow_paths`). Prints mean FCT (11b) and application
+throughput (11c) for 1..4 subflows, mean ± sd over seeds 1-5:
+
+    .venv/bin/python bench/mpdq_sensitivity.py            # ~15 min, one core
+    .venv/bin/python bench/mpdq_sensitivity.py --seeds 3 --fig b
+
+Load is swept as the traffic each server offers, G Gbps (Poisson rate
+G x 16 servers x 1 Gbps / (8 x mean size), given as `workload.rate` since
+`workload.load` is per server port and capped at 1): G = 1 is dcflow's
+reading of the paper's 100% (per port, the catalog's `load = 1.0`), G = 4
+the per-server reading (100% of a server's four 1 Gbps ports).
+"""
+import argparse
+import statistics
+
+import dcflow
+from dcflow.repro.pdq import mpdq_bcube
+
+HOSTS, PORT_BPS = 16, 1e9
+MEAN_SIZE = {"b": 1e6, "c": 1e5}  # U[2KB, 1998KB] and U[2KB, 198KB], KB = 1000 B
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--seeds", type=int, default=5)
+ap.add_argument("--fig", choices=["b", "c", "bc"], default="bc")
+ap.add_argument("--loads", default="0.25,0.5,1,2,4", help="G, Gbps offered per server")
+args = ap.parse_args()
+seeds = range(1, args.seeds + 1)
+loads = [float(g) for g in args.loads.split(",")]
+
+# (label, G, protocol keys): the load sweep with §6's defaults in dcflow,
+# then each alternative reading at both readings of 100%.
+rows = [(f"G = {g:g} Gbps/server", g, {}) for g in loads]
+for g in (1.0, 4.0):
+    rows += [
+        (f"G = {g:g}, criticality flow", g, {"subflow_criticality": "flow"}),
+        (f"G = {g:g}, paths ecmp", g, {"subflow_paths": "ecmp"}),
+        (f"G = {g:g}, flow + ecmp", g, {"subflow_criticality": "flow", "subflow_paths": "ecmp"}),
+    ]
+
+
+def scenario(fig: str, g: float, proto: dict, n: int, seed: int) -> dcflow.Scenario:
+    base = mpdq_bcube(False, deadlines=fig == "c")
+    w = {**base["workload"], "load": None, "rate": g * HOSTS * PORT_BPS / (8 * MEAN_SIZE[fig])}
+    p = {**base["protocol"], **proto, "subflows": n}
+    return dcflow.Scenario(base).with_overrides({"workload": w, "protocol": p, "seed": seed})
+
+
+# The rate at G = 1 is the catalog's `load = 1.0`: same arrivals, same run.
+same = [dcflow.run(s).summary["fct_mean_s"] for s in
+        (scenario("b", 1.0, {}, 3, 1), dcflow.Scenario(mpdq_bcube(False)).with_overrides({"seed": 1}))]
+assert same[0] == same[1], same
+
+for fig in args.fig:
+    key, scale, unit = ("fct_mean_s", 1e3, "mean FCT ms") if fig == "b" else ("app_throughput", 100, "app. throughput %")
+    print(f"\nFig. 11{fig}: {unit}, seeds 1-{args.seeds}\n")
+    print("| setting | 1 | 2 | 3 | 4 subflows | gain of 4 over 1 |")
+    print("|---|---|---|---|---|---|")
+    for label, g, proto in rows:
+        means, cells = [], []
+        for n in (1, 2, 3, 4):
+            v = [dcflow.run(scenario(fig, g, proto, n, s)).summary[key] * scale for s in seeds]
+            means.append(statistics.mean(v))
+            cells.append(f"{means[-1]:.1f} ± {statistics.stdev(v) if len(v) > 1 else 0:.1f}")
+        ratio = means[0] / means[3] if fig == "b" else means[3] / means[0]
+        print(f"| {label} | {' | '.join(cells)} | {ratio:.2f}x |", flush=True)
