@@ -26,32 +26,44 @@ MEAN_SIZE = {"b": 1e6, "c": 1e5}  # U[2KB, 1998KB] and U[2KB, 198KB], KB = 1000 
 ap = argparse.ArgumentParser()
 ap.add_argument("--seeds", type=int, default=5)
 ap.add_argument("--fig", choices=["b", "c", "bc"], default="bc")
+ap.add_argument("--only", help="run the rows whose label contains this")
 ap.add_argument("--loads", default="0.25,0.5,1,2,4", help="G, Gbps offered per server")
 args = ap.parse_args()
 seeds = range(1, args.seeds + 1)
 loads = [float(g) for g in args.loads.split(",")]
 
-# (label, G, protocol keys): the load sweep with §6's defaults in dcflow,
-# then each alternative reading at both readings of 100%.
-rows = [(f"G = {g:g} Gbps/server", g, {}) for g in loads]
+# (label, G, protocol keys, other overrides): the load sweep with dcflow's
+# defaults, then each alternative reading at both readings of 100%.
+rows = [(f"G = {g:g} Gbps/server", g, {}, {}) for g in loads]
 for g in (1.0, 4.0):
     rows += [
-        (f"G = {g:g}, criticality flow", g, {"subflow_criticality": "flow"}),
-        (f"G = {g:g}, paths ecmp", g, {"subflow_paths": "ecmp"}),
-        (f"G = {g:g}, flow + ecmp", g, {"subflow_criticality": "flow", "subflow_paths": "ecmp"}),
+        (f"G = {g:g}, criticality flow", g, {"subflow_criticality": "flow"}, {}),
+        (f"G = {g:g}, paths ecmp", g, {"subflow_paths": "ecmp"}, {}),
+        (f"G = {g:g}, flow + ecmp", g, {"subflow_criticality": "flow", "subflow_paths": "ecmp"}, {}),
+        # Single-path PDQ on one fixed path per server pair (§6: it "can use
+        # only one" of a server's interfaces) instead of per-flow ECMP.
+        (f"G = {g:g}, routing single", g, {}, {"topology": {"routing": "single"}}),
     ]
+# Run length: at G >= 1 single-path PDQ is critically loaded or overloaded,
+# so the mean grows with the flows per run (catalog: 320 b, 640 c).
+rows += [(f"G = 1, {k}x flows per run", 1.0, {}, {"flows_factor": k}) for k in (0.25, 4)]
+if args.only:
+    rows = [r for r in rows if args.only in r[0]]
 
 
-def scenario(fig: str, g: float, proto: dict, n: int, seed: int) -> dcflow.Scenario:
+def scenario(fig: str, g: float, proto: dict, other: dict, n: int, seed: int) -> dcflow.Scenario:
     base = mpdq_bcube(False, deadlines=fig == "c")
     w = {**base["workload"], "load": None, "rate": g * HOSTS * PORT_BPS / (8 * MEAN_SIZE[fig])}
-    p = {**base["protocol"], **proto, "subflows": n}
-    return dcflow.Scenario(base).with_overrides({"workload": w, "protocol": p, "seed": seed})
+    w["flows"] = int(w["flows"] * other.get("flows_factor", 1))
+    over = {"workload": w, "protocol": {**base["protocol"], **proto, "subflows": n}, "seed": seed}
+    if "topology" in other:
+        over["topology"] = {**base["topology"], **other["topology"]}
+    return dcflow.Scenario(base).with_overrides(over)
 
 
 # The rate at G = 1 is the catalog's `load = 1.0`: same arrivals, same run.
 same = [dcflow.run(s).summary["fct_mean_s"] for s in
-        (scenario("b", 1.0, {}, 3, 1), dcflow.Scenario(mpdq_bcube(False)).with_overrides({"seed": 1}))]
+        (scenario("b", 1.0, {}, {}, 3, 1), dcflow.Scenario(mpdq_bcube(False)).with_overrides({"seed": 1}))]
 assert same[0] == same[1], same
 
 for fig in args.fig:
@@ -59,10 +71,10 @@ for fig in args.fig:
     print(f"\nFig. 11{fig}: {unit}, seeds 1-{args.seeds}\n")
     print("| setting | 1 | 2 | 3 | 4 subflows | gain of 4 over 1 |")
     print("|---|---|---|---|---|---|")
-    for label, g, proto in rows:
+    for label, g, proto, other in rows:
         means, cells = [], []
         for n in (1, 2, 3, 4):
-            v = [dcflow.run(scenario(fig, g, proto, n, s)).summary[key] * scale for s in seeds]
+            v = [dcflow.run(scenario(fig, g, proto, other, n, s)).summary[key] * scale for s in seeds]
             means.append(statistics.mean(v))
             cells.append(f"{means[-1]:.1f} ± {statistics.stdev(v) if len(v) > 1 else 0:.1f}")
         ratio = means[0] / means[3] if fig == "b" else means[3] / means[0]
