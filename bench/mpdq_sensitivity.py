@@ -38,12 +38,16 @@ rows = [(f"G = {g:g} Gbps/server", g, {}, {}) for g in loads]
 for g in (1.0, 4.0):
     rows += [
         (f"G = {g:g}, criticality flow", g, {"subflow_criticality": "flow"}, {}),
+        (f"G = {g:g}, paths shortest", g, {"subflow_paths": "shortest"}, {}),
+        (f"G = {g:g}, shortest + flow", g, {"subflow_paths": "shortest", "subflow_criticality": "flow"}, {}),
         (f"G = {g:g}, paths ecmp", g, {"subflow_paths": "ecmp"}, {}),
         (f"G = {g:g}, flow + ecmp", g, {"subflow_criticality": "flow", "subflow_paths": "ecmp"}, {}),
         # Single-path PDQ on one fixed path per server pair (§6: it "can use
         # only one" of a server's interfaces) instead of per-flow ECMP.
         (f"G = {g:g}, routing single", g, {}, {"topology": {"routing": "single"}}),
     ]
+# Light load (Fig. 11a's 2x) without the detours.
+rows += [(f"G = {g:g}, paths shortest", g, {"subflow_paths": "shortest"}, {}) for g in (0.25, 0.5)]
 # Run length: at G >= 1 single-path PDQ is critically loaded or overloaded,
 # so the mean grows with the flows per run (catalog: 320 b, 640 c).
 rows += [(f"G = 1, {k}x flows per run", 1.0, {}, {"flows_factor": k}) for k in (0.25, 4)]

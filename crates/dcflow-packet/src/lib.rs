@@ -36,9 +36,9 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     let routes = Routes::new(&topo, scenario.topology.routing, scenario.seed);
     let mss = topo.mtu - HEADER_BYTES;
     // M-PDQ (PDQ §6): subflows per flow, each on its own path.
-    let (subflows, ecmp_subflows) = match &scenario.protocol {
-        ProtocolConfig::Pdq(c) => (c.subflows as usize, c.subflow_paths == SubflowPaths::Ecmp),
-        _ => (1, false),
+    let (subflows, subflow_paths) = match &scenario.protocol {
+        ProtocolConfig::Pdq(c) => (c.subflows as usize, c.subflow_paths),
+        _ => (1, SubflowPaths::Parallel),
     };
     let adaptive = scenario.topology.routing.adaptive();
     let retrace = |p: &[LinkId]| -> Vec<LinkId> { p.iter().rev().map(|&l| topo.reverse(l)).collect() };
@@ -48,13 +48,20 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
             // Per-flow ECMP hash, salted by the seed (docs/architecture.md rule 5).
             let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
             // Multipath flows take up to `subflows` distinct paths (BCube:
-            // BuildPathSet's parallel paths), or with `subflow_paths = "ecmp"`
-            // one ECMP path per subflow (PDQ §6, maybe shared; subflow 0 takes
-            // the flow's own), replies retracing each.
-            let mut multi = match (subflows > 1, ecmp_subflows) {
-                (false, _) => Vec::new(),
-                (true, false) => routes.paths(spec.src, spec.dst, subflows),
-                (true, true) => (0..subflows as u64)
+            // BuildPathSet's parallel paths; `subflow_paths = "shortest"`: the
+            // shortest of them), or with "ecmp" one ECMP path per subflow (PDQ
+            // §6, maybe shared; subflow 0 takes the flow's own), replies
+            // retracing each.
+            let mut multi = match subflow_paths {
+                _ if subflows < 2 => Vec::new(),
+                SubflowPaths::Parallel => routes.paths(spec.src, spec.dst, subflows),
+                SubflowPaths::Shortest => {
+                    let mut p = routes.paths(spec.src, spec.dst, subflows);
+                    let shortest = p.iter().map(Vec::len).min().unwrap_or(0);
+                    p.retain(|q| q.len() == shortest);
+                    p
+                }
+                SubflowPaths::Ecmp => (0..subflows as u64)
                     .map(|i| routes.path(spec.src, spec.dst, if i == 0 { hash } else { mix64(hash ^ mix64(i)) }))
                     .collect(),
             };

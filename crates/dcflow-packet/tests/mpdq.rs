@@ -130,7 +130,7 @@ fn paused_subflow_load_moves_to_the_sending_ones() {
 /// and 1 differ in one address digit, so they have one shortest path: ECMP
 /// puts all four subflows on it and the flow is no faster than single-path
 /// PDQ, while BuildPathSet's parallel paths (one direct, three detours of
-/// two more hops) use four ports.
+/// two more hops) use four ports, and "shortest" keeps the direct one only.
 #[test]
 fn ecmp_subflows_share_the_only_shortest_path() {
     let fct = |protocol: &str| {
@@ -144,8 +144,16 @@ fn ecmp_subflows_share_the_only_shortest_path() {
     eprintln!("lone 1 MB flow 0 -> 1: {single} s single path, {ecmp} s 4 ECMP subflows, {parallel} s 4 parallel");
     assert!(ecmp > 0.95 * single, "one path, one port: {ecmp} vs {single}");
     assert!(parallel < 0.5 * single, "four ports: {parallel} vs {single}");
+    // `subflow_paths = "shortest"` keeps BuildPathSet's direct paths only:
+    // one here, so it is single-path PDQ on the same path, to the picosecond.
+    assert_eq!(fct("subflows = 4\nsubflow_paths = \"shortest\""), single);
+    // 0 -> 3 differ in two digits: two direct paths, two subflows.
+    let two = run(&bcube("subflows = 4\nsubflow_paths = \"shortest\"", &flow(0, 3, "1MB", "0ms")));
+    let two_parallel = run(&bcube("subflows = 2", &flow(0, 3, "1MB", "0ms")));
+    check_conservation(&two);
+    assert_eq!(two.flows[0].fct_s, two_parallel.flows[0].fct_s, "the two direct paths come first in BuildPathSet");
     let err = Scenario::from_toml(&bcube("subflow_paths = \"random\"", &flow(0, 1, "1MB", "0ms"))).unwrap_err();
-    assert!(err.to_string().contains("expected `parallel` or `ecmp`"), "{err}");
+    assert!(err.to_string().contains("expected one of `parallel`, `shortest`, `ecmp`"), "{err}");
 }
 
 /// The Fig. 11 scenario file (examples/mpdq-bcube.toml), shortened, with

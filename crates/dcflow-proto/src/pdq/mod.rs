@@ -104,6 +104,11 @@ pub enum SubflowPaths {
     /// least-shared shortest paths.
     #[default]
     Parallel,
+    /// The parallel paths that are shortest (on BCube, BuildPathSet's
+    /// direct paths, one per differing address digit): §6's "parallel
+    /// paths" restricted to the equal-cost ones its ECMP would use. A flow
+    /// gets fewer subflows than asked when it has fewer such paths.
+    Shortest,
     /// Flow-level ECMP per subflow (§6: "the switch uses flow-level ECMP to
     /// assign subflows to paths"): each subflow hashes onto a shortest path
     /// of its own; two subflows may share one.
@@ -171,7 +176,7 @@ pub struct PdqConfig {
     pub shift_period: f64,
     /// M-PDQ: the criticality a subflow carries, "own" (default) | "flow".
     pub subflow_criticality: SubflowCriticality,
-    /// M-PDQ: "parallel" (default, BuildPathSet on BCube) | "ecmp".
+    /// M-PDQ: "parallel" (default, BuildPathSet on BCube) | "shortest" | "ecmp".
     pub subflow_paths: SubflowPaths,
 }
 
