@@ -118,7 +118,7 @@ fn paused_subflow_load_moves_to_the_sending_ones() {
     let a_frozen = frozen.flows[0].fct_s.unwrap();
     let b = shifting.flows[1].fct_s.unwrap();
     eprintln!("A: {a} s with shifting, {a_frozen} s without; B: {b} s (ideal {})", shifting.flows[1].ideal_fct_s);
-    // Measured 21.9 ms vs 26.2 ms. With shifting, A's two sending subflows
+    // Measured 21.4 ms vs 26.0 ms. With shifting, A's two sending subflows
     // carry its 6 MB less what subflow 0 sent before B: ~5.3 MB / 2 Gbps.
     assert!(a < 0.9 * a_frozen, "shifting {a} vs frozen {a_frozen}");
     // B is served first where it meets A (it is more critical).
