@@ -5,7 +5,7 @@ carries (`protocol.subflow_criticality`), and how subflows get their paths
 (`protocol.subflow_paths`). Prints mean FCT (11b) and application
 throughput (11c) for 1..4 subflows, mean ± sd over seeds 1-5:
 
-    .venv/bin/python bench/mpdq_sensitivity.py            # ~20 min, one core
+    .venv/bin/python bench/mpdq_sensitivity.py            # ~10 min, one core
     .venv/bin/python bench/mpdq_sensitivity.py --seeds 3 --fig b
     .venv/bin/python bench/mpdq_sensitivity.py --diag --fig b --seeds 3   # ~5 min
 
