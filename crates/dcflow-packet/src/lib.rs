@@ -10,7 +10,7 @@ mod sim;
 
 use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
 use dcflow_net::Routes;
-use dcflow_proto::pdq::PathInfo;
+use dcflow_proto::pdq::{PathInfo, SubflowPaths};
 use dcflow_proto::{FlowInfo, ProtocolConfig, Receiver, HEADER_BYTES};
 use dcflow_scenario::{FaultsConfig, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
@@ -36,23 +36,38 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     let routes = Routes::new(&topo, scenario.topology.routing, scenario.seed);
     let mss = topo.mtu - HEADER_BYTES;
     // M-PDQ (PDQ §6): subflows per flow, each on its own path.
-    let subflows = match &scenario.protocol {
-        ProtocolConfig::Pdq(c) => c.subflows as usize,
-        _ => 1,
+    let (subflows, subflow_paths) = match &scenario.protocol {
+        ProtocolConfig::Pdq(c) => (c.subflows as usize, c.subflow_paths),
+        _ => (1, SubflowPaths::Parallel),
     };
     let adaptive = scenario.topology.routing.adaptive();
     let retrace = |p: &[LinkId]| -> Vec<LinkId> { p.iter().rev().map(|&l| topo.reverse(l)).collect() };
     let flows: Vec<FlowState> = specs
         .into_iter()
         .map(|spec| {
+            // Per-flow ECMP hash, salted by the seed (docs/architecture.md rule 5).
+            let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
             // Multipath flows take up to `subflows` distinct paths (BCube:
-            // BuildPathSet's parallel paths), replies retracing each.
-            let mut multi = if subflows > 1 { routes.paths(spec.src, spec.dst, subflows) } else { Vec::new() };
+            // BuildPathSet's parallel paths; `subflow_paths = "shortest"`: the
+            // shortest of them), or with "ecmp" one ECMP path per subflow (PDQ
+            // §6, maybe shared; subflow 0 takes the flow's own), replies
+            // retracing each.
+            let mut multi = match subflow_paths {
+                _ if subflows < 2 => Vec::new(),
+                SubflowPaths::Parallel => routes.paths(spec.src, spec.dst, subflows),
+                SubflowPaths::Shortest => {
+                    let mut p = routes.paths(spec.src, spec.dst, subflows);
+                    let shortest = p.iter().map(Vec::len).min().unwrap_or(0);
+                    p.retain(|q| q.len() == shortest);
+                    p
+                }
+                SubflowPaths::Ecmp => (0..subflows as u64)
+                    .map(|i| routes.path(spec.src, spec.dst, if i == 0 { hash } else { mix64(hash ^ mix64(i)) }))
+                    .collect(),
+            };
             if multi.len() < 2 {
                 multi.clear();
             }
-            // Per-flow ECMP hash, salted by the seed (docs/architecture.md rule 5).
-            let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
             let fwd = if multi.is_empty() { routes.path(spec.src, spec.dst, hash) } else { multi[0].clone() };
             let rev = if scenario.protocol.symmetric_paths() {
                 // ACKs retrace the data path (PDQ's reverse-path acceptance).

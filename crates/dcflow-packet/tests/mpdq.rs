@@ -118,11 +118,42 @@ fn paused_subflow_load_moves_to_the_sending_ones() {
     let a_frozen = frozen.flows[0].fct_s.unwrap();
     let b = shifting.flows[1].fct_s.unwrap();
     eprintln!("A: {a} s with shifting, {a_frozen} s without; B: {b} s (ideal {})", shifting.flows[1].ideal_fct_s);
-    // Measured 21.9 ms vs 26.2 ms. With shifting, A's two sending subflows
+    // Measured 21.4 ms vs 26.0 ms. With shifting, A's two sending subflows
     // carry its 6 MB less what subflow 0 sent before B: ~5.3 MB / 2 Gbps.
     assert!(a < 0.9 * a_frozen, "shifting {a} vs frozen {a_frozen}");
     // B is served first where it meets A (it is more critical).
     assert!(b < 1.2 * shifting.flows[1].ideal_fct_s + 1e-3, "B took {b}");
+}
+
+/// `subflow_paths = "ecmp"` (§6: "the switch uses flow-level ECMP to assign
+/// subflows to paths"): each subflow hashes onto a shortest path. Servers 0
+/// and 1 differ in one address digit, so they have one shortest path: ECMP
+/// puts all four subflows on it and the flow is no faster than single-path
+/// PDQ, while BuildPathSet's parallel paths (one direct, three detours of
+/// two more hops) use four ports, and "shortest" keeps the direct one only.
+#[test]
+fn ecmp_subflows_share_the_only_shortest_path() {
+    let fct = |protocol: &str| {
+        let out = run(&bcube(protocol, &flow(0, 1, "1MB", "0ms")));
+        check_conservation(&out);
+        out.flows[0].fct_s.unwrap()
+    };
+    let single = fct("subflows = 1");
+    let ecmp = fct("subflows = 4\nsubflow_paths = \"ecmp\"");
+    let parallel = fct("subflows = 4");
+    eprintln!("lone 1 MB flow 0 -> 1: {single} s single path, {ecmp} s 4 ECMP subflows, {parallel} s 4 parallel");
+    assert!(ecmp > 0.95 * single, "one path, one port: {ecmp} vs {single}");
+    assert!(parallel < 0.5 * single, "four ports: {parallel} vs {single}");
+    // `subflow_paths = "shortest"` keeps BuildPathSet's direct paths only:
+    // one here, so it is single-path PDQ on the same path, to the picosecond.
+    assert_eq!(fct("subflows = 4\nsubflow_paths = \"shortest\""), single);
+    // 0 -> 3 differ in two digits: two direct paths, two subflows.
+    let two = run(&bcube("subflows = 4\nsubflow_paths = \"shortest\"", &flow(0, 3, "1MB", "0ms")));
+    let two_parallel = run(&bcube("subflows = 2", &flow(0, 3, "1MB", "0ms")));
+    check_conservation(&two);
+    assert_eq!(two.flows[0].fct_s, two_parallel.flows[0].fct_s, "the two direct paths come first in BuildPathSet");
+    let err = Scenario::from_toml(&bcube("subflow_paths = \"random\"", &flow(0, 1, "1MB", "0ms"))).unwrap_err();
+    assert!(err.to_string().contains("expected one of `parallel`, `shortest`, `ecmp`"), "{err}");
 }
 
 /// The Fig. 11 scenario file (examples/mpdq-bcube.toml), shortened, with

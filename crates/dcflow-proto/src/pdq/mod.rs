@@ -96,6 +96,42 @@ pub enum EtRemaining {
     Unsent,
 }
 
+/// `protocol.subflow_criticality`: the T_H an M-PDQ subflow carries (§6
+/// does not say; docs/fidelity-pdq.md "Fig. 11").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubflowCriticality {
+    /// The subflow's own remaining load over its R_S^max: each subflow is a
+    /// PDQ flow of its own (§6: "The PDQ switch requires no additional
+    /// modification").
+    #[default]
+    Own,
+    /// The whole flow's unacknowledged bytes over the sum of its live
+    /// subflows' R_S^max (§3's T of the flow, at the rate all its paths
+    /// give it): every subflow of a flow is as critical as the flow.
+    Flow,
+}
+
+/// `protocol.subflow_paths`: how M-PDQ's subflows get their paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubflowPaths {
+    /// Distinct parallel paths: BCube's BuildPathSet (§6: "BCube
+    /// address-based routing to derive multiple parallel paths"), elsewhere
+    /// least-shared shortest paths.
+    #[default]
+    Parallel,
+    /// The parallel paths that are shortest (on BCube, BuildPathSet's
+    /// direct paths, one per differing address digit): §6's "parallel
+    /// paths" restricted to the equal-cost ones its ECMP would use. A flow
+    /// gets fewer subflows than asked when it has fewer such paths.
+    Shortest,
+    /// Flow-level ECMP per subflow (§6: "the switch uses flow-level ECMP to
+    /// assign subflows to paths"): each subflow hashes onto a shortest path
+    /// of its own; two subflows may share one.
+    Ecmp,
+}
+
 /// `[protocol] name = "pdq"`. Defaults are the paper's values where it gives
 /// one; the rest are documented in docs/fidelity-pdq.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,6 +194,10 @@ pub struct PdqConfig {
     /// paused for a whole period moves one period's worth of its load.
     /// See docs/fidelity-pdq.md.
     pub shift_period: f64,
+    /// M-PDQ: the criticality a subflow carries, "own" (default) | "flow".
+    pub subflow_criticality: SubflowCriticality,
+    /// M-PDQ: "parallel" (default, BuildPathSet on BCube) | "shortest" | "ecmp".
+    pub subflow_paths: SubflowPaths,
 }
 
 impl Default for PdqConfig {
@@ -181,6 +221,8 @@ impl Default for PdqConfig {
             list: ListSize::TwoKappa,
             subflows: 1,
             shift_period: 1.0,
+            subflow_criticality: SubflowCriticality::Own,
+            subflow_paths: SubflowPaths::Parallel,
         }
     }
 }

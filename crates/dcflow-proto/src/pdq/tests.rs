@@ -522,6 +522,44 @@ fn mpdq_splits_shifts_from_paused_to_least_loaded_and_completes() {
     assert!((0..3).all(|i| s.phase(i) == SubPhase::Closing), "TERM on every live subflow");
 }
 
+/// `subflow_criticality` (§6 leaves it open): "own" gives each subflow its
+/// own remaining load over its R_S^max, "flow" the whole flow's unacked
+/// bytes over the sum of its live subflows' R_S^max. Equal at the split;
+/// after subflow 0's first segment is acknowledged they differ.
+#[test]
+fn mpdq_subflow_criticality_is_own_share_or_whole_flow() {
+    use super::mpdq::{MpdqSender, PathInfo};
+    use super::SubflowCriticality;
+    let expected = |p: &Packet| match p.sched {
+        Sched::Pdq(h) => h.expected,
+        _ => panic!("PDQ header"),
+    };
+    let at = |b: u64, r: u64| Rate(r).tx_time(Bytes(b));
+    for crit in [SubflowCriticality::Own, SubflowCriticality::Flow] {
+        let cfg = PdqConfig { subflows: 3, subflow_criticality: crit, ..PdqConfig::default() };
+        let mut info = info(28_800, None);
+        info.mss = 976;
+        let mut s = MpdqSender::new(info, &cfg, &[PathInfo { line_rate: Rate(C), base_rtt: RTT }; 3]);
+        let syns: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert!(syns.iter().all(|p| expected(p) == at(9600, C)), "{crit:?}: equal at the split");
+        let t1 = Time::ZERO + RTT;
+        for syn in &syns {
+            s.handle_packet(t1, &reply(syn, PacketKind::SynAck, t1, NOBODY, C, 1.0));
+        }
+        let d0 = s.poll_transmit(t1).unwrap();
+        assert_eq!((d0.kind, d0.path), (PacketKind::Data, 0));
+        s.handle_packet(t1 + Dur::us(50), &ack_for(&d0, 960));
+        let t2 = t1 + RTT;
+        let next: Vec<(u8, Dur)> = std::iter::from_fn(|| s.poll_transmit(t2)).map(|p| (p.path, expected(&p))).collect();
+        let want = match crit {
+            // Subflow 0: 8 segments of quota + 1 in flight; the others 9 + 1.
+            SubflowCriticality::Own => vec![(1, at(9600, C)), (2, at(9600, C)), (0, at(8640, C))],
+            SubflowCriticality::Flow => vec![(1, at(27_840, 3 * C)), (2, at(27_840, 3 * C)), (0, at(27_840, 3 * C))],
+        };
+        assert_eq!(next, want, "{crit:?}");
+    }
+}
+
 /// An ACK for data packet `d` with cumulative ack `cum`, on `d`'s path.
 fn ack_for(d: &Packet, cum: u64) -> Packet {
     let mut a = reply(d, PacketKind::Ack, d.sent_at, NOBODY, C, 1.0);

@@ -12,7 +12,8 @@
 //!   [`Packet::path`]); switches key their state on (flow, path)
 //!   ([`super::switch::subflow_id`]), so each subflow is a PDQ flow of its
 //!   own with its own criticality: T_H = the subflow's remaining load / its
-//!   R_S^max.
+//!   R_S^max, or (`subflow_criticality = "flow"`) the flow's remaining bytes
+//!   over the sum of its live subflows' R_S^max.
 //! - Each subflow runs the §3.1 sender state machine (R_S, P_S, I_S, RTT_S,
 //!   SYN / probes / TERM, the rate limiter) on its own path.
 //! - Data is split at start into equal shares of segments (the subflow's
@@ -33,7 +34,7 @@
 use super::comparator::{aged, base_key, Criticality};
 use super::header::{PdqHeader, NOBODY, PDQ_HEADER_BYTES};
 use super::control::PathControl;
-use super::PdqConfig;
+use super::{PdqConfig, SubflowCriticality};
 use crate::endpoint::{FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 use dcflow_core::{Bytes, Dur, Rate, Time};
@@ -210,9 +211,13 @@ impl MpdqSender {
         self.cfg.rto_min.max(self.subs[sub].ctl.srtt.mul_f64(self.cfg.rto_rtts))
     }
 
-    /// T_S of a subflow: its remaining load at its R_S^max.
+    /// T_H a subflow carries: its remaining load at its R_S^max, or with
+    /// `subflow_criticality = "flow"` the flow's T_S (§6 leaves it open).
     fn expected(&self, sub: usize) -> Dur {
-        Rate(self.subs[sub].ctl.r_max.max(1)).tx_time(Bytes(self.remaining(sub)))
+        match self.cfg.subflow_criticality {
+            SubflowCriticality::Own => Rate(self.subs[sub].ctl.r_max.max(1)).tx_time(Bytes(self.remaining(sub))),
+            SubflowCriticality::Flow => self.flow_expected(),
+        }
     }
 
     fn header(&self, sub: usize, now: Time) -> PdqHeader {
