@@ -39,6 +39,18 @@ TCP_STOCK = Series("TCP (RTO 300ms)", {"protocol": {"name": "tcp", "rto_min": "3
 #: high (docs/fidelity.md).
 TCP_PR = Series("TCP_pr", {"protocol": {"name": "tcp", "priority_deadlines": ["20ms"]},
                            "topology.queue": "priority"}, "tcp")
+#: D3 §5: the D3 router (a server-grade PC, which also ran RCP_dc, D3 §6)
+#: "has a buffer of 128KB per NIC"; the TCP series ran on the testbed's
+#: hardware switches (§6.1.1: the NetGear's "buffer of 100KB", which
+#: `d3_rack` gives every series). `on_d3_router(D3)` is D3 on the router.
+D3_ROUTER_BUFFER = {"topology.buffer": "128KB"}
+
+
+def on_d3_router(s: Series) -> Series:
+    """Series `s` with the D3 router's 128 KB per-port buffer (D3 §5)."""
+    return Series(s.label, {**s.overrides, **D3_ROUTER_BUFFER}, s.needs)
+
+
 DCTCP = Series("DCTCP", {"protocol": {"name": "dctcp"}}, "dctcp")
 D2TCP = Series("D2TCP", {"protocol": {"name": "d2tcp"}}, "d2tcp")
 L2DCT = Series("L2DCT", {"protocol": {"name": "l2dct"}}, "l2dct")
@@ -89,7 +101,9 @@ def d3_rack(quick: bool, mean_ms: float = 30) -> dict[str, Any]:
         "seed": 1,
         "stop": "1s",  # a bound, far beyond every deadline
         # One rack of D3's testbed: the aggregator and two worker hosts behind a
-        # ToR. 100 KB buffer (the paper's hardware switch); 100 us per link +
+        # ToR. 100 KB buffer (the paper's hardware switch, D3 §6.1.1; the D3
+        # and RCP_dc series override it with the router's 128 KB, D3 §5,
+        # `on_d3_router`); 100 us per link +
         # 25 us per switch gives D3's ~500 us in-rack RTT.
         "topology": {"kind": "star", "hosts": 3, "link_rate": "1Gbps", "buffer": "100KB",
                      "prop_delay": "100us", "proc_delay": "25us"},

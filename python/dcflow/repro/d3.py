@@ -18,6 +18,7 @@ from dcflow.repro.common import (
     ms,
     BACKGROUND_PROBE,
     BACKGROUND_NEED,
+    on_d3_router,
 )
 
 # -------------------------------------------------------------------- D3 §3
@@ -54,10 +55,15 @@ register(Entry(
 ))
 
 # -------------------------------------------------------------------- D3 §6
-D3_SERIES = [D3, RCP_DC, TCP]
+#: D3 and RCP_dc ran on D3's router with 128 KB per port (D3 §5), the TCP
+#: series on the testbed's switches (100 KB, `d3_rack`; TCP_pr's Cisco
+#: router's buffer is not given, so it keeps 100 KB).
+D3_R = on_d3_router(D3)
+RCP_DC_R = on_d3_router(RCP_DC)
+D3_SERIES = [D3_R, RCP_DC_R, TCP]
 #: §6.1.1's flow-burst figures compare D3, RCP_dc, TCP and TCP_pr; the
 #: testbed's TCP had a 300 ms RTO_min, `TCP` is the reduced-RTO variant.
-BURST_SERIES = [D3, RCP_DC, TCP, TCP_STOCK, TCP_PR]
+BURST_SERIES = [D3_R, RCP_DC_R, TCP, TCP_STOCK, TCP_PR]
 
 
 def _finish(fig, axes, entry: Entry) -> None:
@@ -259,7 +265,7 @@ register(Entry(
     name="d3-table1", paper="D3", figure="Table 1", kind="capacity",
     title="flow arrival rate supported at >99% application throughput (benchmark traffic)",
     base=_benchmark,
-    series=[D3, RCP_DC, TCP, TCP_STOCK], x_key="workload.deadline.mean", x_value=ms, xs=lambda q: [30],
+    series=[D3_R, RCP_DC_R, TCP, TCP_STOCK], x_key="workload.deadline.mean", x_value=ms, xs=lambda q: [30],
     xlabel="mean deadline (ms)", y="app_throughput", ylabel="flows/s at 99%", style="bar",
     seeds=lambda q: 2 if q else 10,
     capacity={"param": "workload.rate", "lo": 50, "hi": 4000, "target": 0.99, "integer": False,
@@ -327,7 +333,7 @@ register(Entry(
     name="d3-fig15", paper="D3", figure="Fig. 15",
     title="application throughput vs flow arrival rate, D3 with and without flow quenching",
     base=_benchmark,
-    series=[D3, Series("D3 with quenching", {"protocol": {"name": "d3", "quenching": True}}, "d3")],
+    series=[D3_R, on_d3_router(Series("D3 with quenching", {"protocol": {"name": "d3", "quenching": True}}, "d3"))],
     x_key="workload.rate", xs=lambda q: [1000, 3000] if q else [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000],
     xlabel="flow arrival rate (flows/s)", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 1 if q else 10,
