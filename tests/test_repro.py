@@ -16,7 +16,7 @@ REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pd
             "pdq-fig4a", "pdq-fig4b", "pdq-fig5a", "pdq-fig5b", "pdq-fig5c", "pdq-fig8a", "pdq-fig8b",
             "pdq-fig8c", "pdq-fig8d", "pdq-fig8e", "pdq-fig9a", "pdq-fig9b", "pdq-fig10",
             "pdq-fig11a", "pdq-fig11b", "pdq-fig11c", "pdq-fig12",
-            "d3-fig5", "d3-fig9", "d3-fig10", "d3-fig12", "d3-fig13", "d3-fig14", "d3-fig15",
+            "d3-fig4", "d3-fig5", "d3-fig9", "d3-fig10", "d3-fig12", "d3-fig13", "d3-fig14", "d3-fig15",
             "d3-table1", "s3-table2", "merp-table1", "lpd-table1",
             "s3-fig6a", "s3-fig6b", "s3-fig6c", "s3-fig7a", "s3-fig7b", "s3-fig7c", "s3-fig8", "s3-fig10", "s3-fig12",
             "s3-fig13a", "s3-fig13b", "s3-fig13c", "s3-fig13d", "s3-fig14",
