@@ -35,3 +35,13 @@ def test_d3_fig4_met_fraction_is_the_exact_expectation_over_exponential_deadline
     met = [met_fraction(fct, m / 1e3) for m in FIG4_MEANS_MS]
     assert all(a < b for a, b in zip(met, met[1:])), "laxer deadlines are met more often"
     assert met_fraction([0.0], 0.04) == 1.0
+
+
+def test_d3_fig12_and_13_bursts_start_five_seconds_after_the_long_flow():
+    """D3 §6.1.1 "With background flows": "After five seconds, all senders
+    send their responses"; the long flow has no deadline."""
+    for name in ("d3-fig12", "d3-fig13"):
+        e = CATALOG[name]
+        r = e.series_scenario(e.series[0], False).resolved()
+        assert r["workload"]["start"] == "5s"
+        assert [(f["start"], f.get("deadline")) for f in r["flows"]] == [("0ps", None)]
