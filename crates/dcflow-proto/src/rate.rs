@@ -48,6 +48,13 @@ pub struct ExplicitRateConfig {
     /// Lower bound of the retransmission timeout (the timeout is 3 smoothed RTTs
     /// above it; D3 §5 gives no value, see docs/fidelity.md).
     pub rto_min: Dur,
+    /// Upper bound of the controller's capacity C, in multiples of the link
+    /// rate; None (default): no bound, as D3 §4.4 prints the controller. A
+    /// flow that leaves a sliver of the link unused (a lone long flow at its
+    /// NIC's rate) lets C grow without end, and the next burst is allocated
+    /// from it (D3 Fig. 12; docs/fidelity.md, issue 18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity_max: Option<f64>,
 }
 
 impl Default for ExplicitRateConfig {
@@ -62,6 +69,7 @@ impl Default for ExplicitRateConfig {
             nonnegative_fair_share: false,
             quenching: false,
             rto_min: Dur::ms(1),
+            capacity_max: None,
         }
     }
 }
@@ -72,7 +80,12 @@ impl ExplicitRateConfig {
         ensure(self.beta >= 0.0 && self.beta.is_finite(), "beta", "must be a number >= 0 (D3: 1)")?;
         ensure(self.interval > Dur::ZERO, "interval", "must be a positive time (D3: \"800us\")")?;
         ensure(self.base_rate > Rate::ZERO, "base_rate", "must be a positive rate")?;
-        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")
+        ensure(self.rto_min > Dur::ZERO, "rto_min", "must be a positive time")?;
+        ensure(
+            self.capacity_max.is_none_or(|m| m.is_finite() && m >= 1.0),
+            "capacity_max",
+            "must be a number >= 1 (multiples of the link rate; omit it for no bound)",
+        )
     }
 
 }

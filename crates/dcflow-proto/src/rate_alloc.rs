@@ -101,11 +101,12 @@ impl RateAllocator {
         } else {
             let queue = port.queue_bytes as f64 * 8.0 / t;
             let c = self.capacity + self.cfg.alpha * (self.link - used) - self.cfg.beta * queue;
-            // No upper bound: while downstream bottlenecks keep the link
-            // under-used, C rises until allocations flow again ("the
+            // No upper bound by default: while downstream bottlenecks keep
+            // the link under-used, C rises until allocations flow again ("the
             // resulting drop in utilization drives up the capacity", §4.4);
-            // queueing brings it back down.
-            self.capacity = c.max(0.0);
+            // queueing brings it back down. `capacity_max` bounds it.
+            let bound = self.cfg.capacity_max.map_or(f64::INFINITY, |m| m * self.link);
+            self.capacity = c.clamp(0.0, bound);
         }
         self.tx_at_last_update = port.tx_bytes;
         self.last_update = now;
@@ -356,6 +357,22 @@ mod tests {
             r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
         }
         assert!((r.capacity() - 1.9e9).abs() < 1.0, "{}", r.capacity());
+    }
+
+    /// `capacity_max` (issue 18, D3 Fig. 12): the same idle link as above
+    /// grows C to 1.9 Gbps unbounded, to 1.2 Gbps at most with the bound.
+    #[test]
+    fn capacity_max_bounds_the_controller() {
+        let cfg = ExplicitRateConfig { capacity_max: Some(1.2), ..Default::default() };
+        let mut r = RateAllocator::new(cfg, Rate::gbps(1));
+        process(&mut r, request(1, true, 0));
+        let view = PortView { rate: Rate::gbps(1), queue_bytes: 0, tx_bytes: 100_000 };
+        for k in 1..12u64 {
+            let mut p = request(1, false, 0);
+            r.on_packet(Time(k * 800_000_000), &view, 0, &mut p);
+        }
+        assert_eq!(r.capacity(), 1.2e9);
+        assert!(ExplicitRateConfig { capacity_max: Some(0.5), ..Default::default() }.validate().is_err());
     }
 
     #[test]
