@@ -288,3 +288,21 @@ def test_no_flow_sample_and_no_sum_of_flows_exceeds_the_link_rate(protocol):
         if row["series"] == "flow":
             per_time[row["time_s"]] = per_time.get(row["time_s"], 0.0) + row["throughput_bps"]
     assert per_time and max(per_time.values()) <= 1e9 * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("protocol,window,rate,capacity", [("dctcp", True, False, False), ("rcp", False, True, True)])
+def test_timeseries_carries_the_controllers_state(protocol, window, rate, capacity):
+    """The monitor samples each sender's window (and DCTCP's alpha) or its
+    allowed rate, and each port's controller capacity, null where the
+    protocol has none (docs/outputs.md)."""
+    demo = Path(__file__).resolve().parent.parent / "examples" / "demo.toml"
+    ts = dcflow.run(demo, {"protocol.name": protocol}).timeseries.to_pylist()
+    flows = [r for r in ts if r["series"] == "flow"]
+    links = [r for r in ts if r["series"] == "link"]
+    assert flows and links
+    assert all((r["window_bytes"] is not None) == window for r in flows)
+    assert all((r["alpha"] is not None) == window and (r["alpha"] is None or 0 <= r["alpha"] <= 1) for r in flows)
+    assert all((r["rate_bps"] is not None) == rate for r in flows)
+    assert all((r["capacity_bps"] is not None) == capacity for r in links)
+    assert all(r["window_bytes"] is None and r["rate_bps"] is None for r in links)
+    assert all(r["capacity_bps"] is None for r in flows)

@@ -77,6 +77,13 @@ TIMESERIES_SCHEMA = pa.schema(
         pa.field("drops", pa.int64()),  # packets dropped on the link in the interval; null for flows
         pa.field("reroutes", pa.int64()),  # flows moved off the link in the interval; null for flows
         pa.field("up", pa.bool_()),  # link state at the sample; null for flows
+        # Controller state at the sample (packet engine; null where a port or
+        # protocol has none): a port's allocatable capacity (D3 / RCP_dc's C,
+        # PDQ's C), a sender's window, DCTCP's alpha and its allowed rate.
+        pa.field("capacity_bps", pa.float64()),
+        pa.field("window_bytes", pa.int64()),
+        pa.field("alpha", pa.float64()),
+        pa.field("rate_bps", pa.int64()),
     ]
 )
 

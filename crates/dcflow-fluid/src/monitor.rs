@@ -27,7 +27,7 @@ impl Monitor {
     pub fn sample(&mut self, e: &Engine) {
         let time_s = e.now.as_secs_f64();
         for (i, &link) in self.links.iter().enumerate() {
-            let sample = LinkSample { bits: e.link_bits(link), queue_bytes: 0, drops: 0, reroutes: 0, up: true };
+            let sample = LinkSample { bits: e.link_bits(link), queue_bytes: 0, drops: 0, reroutes: 0, up: true, capacity_bps: None };
             self.series.link(i, time_s, sample);
         }
         if self.series.monitors_flows() {
@@ -37,7 +37,7 @@ impl Monitor {
                 }
                 let running = matches!(e.flows.phase[f], Phase::Waiting | Phase::Active);
                 let bytes = e.flows.bytes_delivered(f as u32, e.now);
-                self.series.flow(f, e.flows.specs[f].id, time_s, bytes, running);
+                self.series.flow(f, e.flows.specs[f].id, time_s, bytes, running, Default::default());
             }
         }
     }

@@ -62,13 +62,15 @@ impl Monitor {
                 drops: port.drops,
                 reroutes: port.reroutes,
                 up: port.up,
+                capacity_bps: port.agent.capacity_bps(),
             };
             self.series.link(i, time_s, sample);
         }
         if self.series.monitors_flows() {
             for (i, f) in sim.flows.iter().enumerate() {
                 if f.spec.start <= sim.now {
-                    self.series.flow(i, f.spec.id, time_s, last_hop_bytes(sim, f), !f.done());
+                    let state = f.sender.as_ref().map(|s| s.state()).unwrap_or_default();
+                    self.series.flow(i, f.spec.id, time_s, last_hop_bytes(sim, f), !f.done(), state);
                 }
             }
         }

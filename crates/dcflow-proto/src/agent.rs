@@ -81,6 +81,16 @@ impl PortAgent {
 
     /// Whether the agent wants [`PortAgent::on_departure`] calls.
     #[inline]
+    /// The capacity the port's controller allocates from, in bps: D3 /
+    /// RCP_dc's C (D3 §4.4), PDQ and S3's rate controller C (PDQ §3.3.3).
+    pub fn capacity_bps(&self) -> Option<f64> {
+        match self {
+            PortAgent::Rate(a) => Some(a.capacity()),
+            PortAgent::Pdq(a) => Some(a.capacity()),
+            _ => None,
+        }
+    }
+
     pub fn wants_departure(&self) -> bool {
         matches!(self, PortAgent::Merp(_))
     }

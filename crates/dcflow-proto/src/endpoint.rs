@@ -68,6 +68,20 @@ pub enum Phase {
 }
 
 /// The interface every host-side state machine implements.
+/// What a sender's control loop holds at a sample (`[monitor] flows`), for
+/// plots such as LPD Fig. 1(b)/(d): each field is None where the protocol
+/// has no such state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderState {
+    /// Congestion window in bytes (the TCP family; pFabric's window).
+    pub window_bytes: Option<u64>,
+    /// DCTCP's α (DCTCP, D2TCP, L2DCT, LPD).
+    pub alpha: Option<f64>,
+    /// The rate the sender is allowed (D3 / RCP_dc allocation, PDQ and S3's
+    /// R_S, MERP's asr), in bps.
+    pub rate_bps: Option<u64>,
+}
+
 pub trait Endpoint {
     fn handle_packet(&mut self, now: Time, pkt: &Packet);
     fn handle_timeout(&mut self, now: Time);

@@ -21,7 +21,7 @@ pub mod reliability;
 pub mod rtt;
 pub mod transport;
 
-pub use endpoint::{Endpoint, FlowEvent, FlowInfo};
+pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
 pub use packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
 pub use receiver::Receiver;
 pub use agent::{PortAgent, PortView};

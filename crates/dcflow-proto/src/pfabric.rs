@@ -117,6 +117,10 @@ impl PfabricSender {
     pub fn retransmits(&self) -> u64 {
         self.tracker.retransmits()
     }
+    /// The window in bytes (`window` packets of one MSS).
+    pub fn window_bytes(&self) -> u64 {
+        self.window as u64 * self.info.mss as u64
+    }
     pub fn timeouts(&self) -> u64 {
         self.timeouts
     }

@@ -128,6 +128,11 @@ pub struct RateSender {
 }
 
 impl RateSender {
+    /// The allocation the sender paces at (bps; the base rate while paused).
+    pub fn rate(&self) -> u64 {
+        self.rate
+    }
+
     pub fn new(info: FlowInfo, cfg: &ExplicitRateConfig, deadline_aware: bool) -> RateSender {
         RateSender {
             info,

@@ -3,7 +3,7 @@
 //! on each switch port. Adding a protocol = one module + one variant here.
 
 use crate::agent::PortAgent;
-use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
+use crate::endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
 use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
 use crate::rate::{ExplicitRateConfig, RateSender};
@@ -268,6 +268,16 @@ impl Sender {
 
     pub fn retransmits(&self) -> u64 {
         each_sender!(self, s => s.retransmits())
+    }
+    /// The control state `[monitor] flows` samples.
+    pub fn state(&self) -> SenderState {
+        match self {
+            Sender::Tcp(s) => SenderState { window_bytes: Some(s.cwnd()), alpha: s.alpha(), rate_bps: None },
+            Sender::Pfabric(s) => SenderState { window_bytes: Some(s.window_bytes()), ..Default::default() },
+            Sender::Rate(s) => SenderState { rate_bps: Some(s.rate()), ..Default::default() },
+            Sender::Pdq(s) => SenderState { rate_bps: Some(s.rate()), ..Default::default() },
+            Sender::Merp(s) => SenderState { rate_bps: Some(s.asr()), ..Default::default() },
+        }
     }
     /// Retransmission timeouts the sender took.
     pub fn timeouts(&self) -> u64 {

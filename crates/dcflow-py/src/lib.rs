@@ -134,7 +134,11 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
         queue_bytes,
         drops,
         reroutes,
-        up
+        up,
+        capacity_bps,
+        window_bytes,
+        alpha,
+        rate_bps
     ))
 }
 

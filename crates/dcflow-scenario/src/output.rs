@@ -4,6 +4,7 @@
 
 use crate::stats::{size_buckets, SizeBuckets, StatsConfig};
 use dcflow_core::Time;
+use dcflow_proto::SenderState;
 use serde::Serialize;
 
 /// One row of the flows table. Times are seconds since the run began.
@@ -55,6 +56,15 @@ pub struct SeriesRow {
     pub reroutes: Option<u64>,
     /// Link only: whether the link is up at the end of the interval.
     pub up: Option<bool>,
+    /// Link only, packet engine: the capacity the port's controller allocates
+    /// from at the sample (D3 / RCP_dc's C, PDQ's rate controller C); None
+    /// for ports without one.
+    pub capacity_bps: Option<f64>,
+    /// Flow only, packet engine: the sender's state at the sample
+    /// ([`SenderState`]); None where the protocol has no such state.
+    pub window_bytes: Option<u64>,
+    pub alpha: Option<f64>,
+    pub rate_bps: Option<u64>,
 }
 
 /// What an engine reads off a monitored link at a sample: cumulative
@@ -66,6 +76,7 @@ pub struct LinkSample {
     pub drops: u64,
     pub reroutes: u64,
     pub up: bool,
+    pub capacity_bps: Option<f64>,
 }
 
 /// The bookkeeping both engines' monitors share: per-link and per-flow
@@ -86,7 +97,7 @@ impl SeriesRecorder {
             interval_s,
             links: link_names
                 .into_iter()
-                .map(|n| (n, LinkSample { bits: 0.0, queue_bytes: 0, drops: 0, reroutes: 0, up: true }))
+                .map(|n| (n, LinkSample { bits: 0.0, queue_bytes: 0, drops: 0, reroutes: 0, up: true, capacity_bps: None }))
                 .collect(),
             flow_bytes: flows.map(|n| vec![0; n]),
             rows: Vec::new(),
@@ -109,18 +120,36 @@ impl SeriesRecorder {
             drops: Some(now.drops - last.drops),
             reroutes: Some(now.reroutes - last.reroutes),
             up: Some(now.up),
+            capacity_bps: now.capacity_bps,
+            window_bytes: None,
+            alpha: None,
+            rate_bps: None,
         });
         *last = now;
     }
 
-    /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`; a row is
-    /// written while it is `running` or when it delivered since the last sample.
-    pub fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool) {
+    /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`, its
+    /// sender holding `state`; a row is written while it is `running` or when
+    /// it delivered since the last sample.
+    pub fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool, state: SenderState) {
         let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
         if bytes > *last || running {
             let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval_s;
             let name = id.to_string();
-            self.rows.push(SeriesRow { time_s, series: "flow", name, throughput_bps, queue_bytes: None, drops: None, reroutes: None, up: None });
+            self.rows.push(SeriesRow {
+                time_s,
+                series: "flow",
+                name,
+                throughput_bps,
+                queue_bytes: None,
+                drops: None,
+                reroutes: None,
+                up: None,
+                capacity_bps: None,
+                window_bytes: state.window_bytes,
+                alpha: state.alpha,
+                rate_bps: state.rate_bps,
+            });
         }
         *last = bytes;
     }

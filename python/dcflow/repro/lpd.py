@@ -61,14 +61,16 @@ def bottleneck(flows: list[tuple[int, int]], k: str = K25) -> Any:
     return base
 
 
-def flow_series(res) -> dict[str, list[tuple[float, float]]]:
-    """Per-flow (time s, throughput bps) from a run's monitor, by flow id."""
+def flow_series(res, column: str = "throughput_bps") -> dict[str, list[tuple[float, float]]]:
+    """Per-flow (time s, `column`) from a run's monitor, by flow id: the
+    throughput, or sender state such as ``window_bytes`` and ``alpha``
+    (docs/outputs.md), skipping samples where it is null."""
     ts = res.timeseries
     out: dict[str, list[tuple[float, float]]] = {}
-    for t, ser, name, thr in zip(ts.column("time_s").to_pylist(), ts.column("series").to_pylist(),
-                                 ts.column("name").to_pylist(), ts.column("throughput_bps").to_pylist()):
-        if ser == "flow":
-            out.setdefault(name, []).append((t, thr))
+    for t, ser, name, v in zip(ts.column("time_s").to_pylist(), ts.column("series").to_pylist(),
+                               ts.column("name").to_pylist(), ts.column(column).to_pylist()):
+        if ser == "flow" and v is not None:
+            out.setdefault(name, []).append((t, v))
     return out
 
 
@@ -143,36 +145,49 @@ register(Entry(
 
 
 def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
-    """Fig. 1 / 4 / 5 / 9: each flow's rate over time and the estimated d of
-    the most and least imminent flows, one row of panels per series."""
+    """Fig. 1 / 4 / 5 / 9: each flow's rate over time; for the most and least
+    imminent flows (1 and the last) the congestion window (Fig. 1(b)), the
+    estimated d (Fig. 1(c)) and α (Fig. 1(d)); one row of panels per series."""
     import matplotlib.pyplot as plt
 
     import dcflow
 
     n = len(entry.series)
-    fig, axes = plt.subplots(n, 2, figsize=(9, 3 * n), squeeze=False)
+    fig, axes = plt.subplots(n, 4, figsize=(16, 3 * n), squeeze=False)
     rows = []
     for k, s in enumerate(entry.series):
         res = dcflow.run(entry.series_scenario(s, quick))
         res.save(out / "runs" / s.slug)
         flows = res.flows.to_pylist()
-        per = flow_series(res)
+        per, windows, alphas = flow_series(res), flow_series(res, "window_bytes"), flow_series(res, "alpha")
         proto = s.overrides["protocol"]
+        until = flows[0]["start_s"] + flows[0]["deadline_s"]
+
+        def mean_to_deadline(pts: list[tuple[float, float]]) -> float | None:
+            vals = [v for t, v in pts if t <= until]
+            return sum(vals) / len(vals) if vals else None
+
         for i, f in enumerate(flows):
-            pts = per.get(str(f["id"]), [])
+            key = str(f["id"])
+            pts = per.get(key, [])
             axes[k][0].plot([t * 1e3 for t, _ in pts], [r / 1e6 for _, r in pts], lw=0.8, label=f"flow {i + 1}")
-            first = [r for t, r in pts if t <= flows[0]["start_s"] + flows[0]["deadline_s"]]
             est = imminence_estimate(f, pts, proto)
+            window, alpha = windows.get(key, []), alphas.get(key, [])
+            mean_window = mean_to_deadline(window)
             rows.append({"series": s.label, "flow": f"flow {i + 1}",
-                         "mean rate to flow 1's deadline (Mbps)": sum(first) / max(len(first), 1) / 1e6,
-                         "mean d estimate to flow 1's deadline": (
-                             sum(d for t, d in est if t <= flows[0]["deadline_s"]) /
-                             max(1, sum(1 for t, _ in est if t <= flows[0]["deadline_s"]))),
+                         "mean rate to flow 1's deadline (Mbps)": (mean_to_deadline(pts) or 0) / 1e6,
+                         "mean window to flow 1's deadline (KB)": mean_window and mean_window / 1e3,
+                         "mean alpha to flow 1's deadline": mean_to_deadline(alpha),
+                         "mean d estimate to flow 1's deadline": mean_to_deadline(est),
                          "untransmitted (MB)": (f["size_bytes"] - f["bytes_delivered"]) / 1e6})
             if i in (0, len(flows) - 1):
-                axes[k][1].plot([t * 1e3 for t, _ in est], [d for _, d in est], lw=0.8, label=f"flow {i + 1}")
+                for ax, series_pts, scale in ((axes[k][1], window, 1e-3), (axes[k][2], est, 1), (axes[k][3], alpha, 1)):
+                    ax.plot([t * 1e3 for t, _ in series_pts], [v * scale for _, v in series_pts], lw=0.8,
+                            label=f"flow {i + 1}")
         axes[k][0].set_ylabel(f"{s.label}\nrate (Mbps)", fontsize=8)
-        axes[k][1].set_ylabel("estimated d", fontsize=8)
+        axes[k][1].set_ylabel("congestion window (KB)", fontsize=8)
+        axes[k][2].set_ylabel("estimated d", fontsize=8)
+        axes[k][3].set_ylabel("alpha", fontsize=8)
         for ax in axes[k]:
             ax.set_xlabel("time (ms)", fontsize=8)
             ax.legend(fontsize=6)
@@ -189,8 +204,9 @@ for name, figure, title, series in [
     register(Entry(
         name=name, paper="LPD", figure=figure, title=title, kind="custom", base=bottleneck(MOTIVATING),
         series=series, analyze=_internals,
-        notes="d is estimated from each flow's measured rate (T_c = B / (0.75 r)); alpha and the "
-              "window are sender state the outputs do not carry, so Fig. 1(b)/(d) are not drawn.",
+        notes="Panels: (a) rates, (b) congestion windows and (d) alpha of flows 1 and 4, from "
+              "the monitor's sender state; (c) d estimated from each flow's measured rate "
+              "(T_c = B / (0.75 r)).",
     ))
 
 register(Entry(

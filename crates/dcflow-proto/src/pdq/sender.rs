@@ -142,9 +142,12 @@ impl PdqSender {
     pub fn phase(&self) -> Phase {
         self.phase
     }
-    /// R_S in bits per second.
+    /// R_S in bits per second (M-PDQ: the sum over the subflows).
     pub fn rate(&self) -> u64 {
-        self.ctl.rate
+        match &self.multi {
+            Some(m) => (0..m.subflows()).map(|i| m.rate(i)).sum(),
+            None => self.ctl.rate,
+        }
     }
     /// P_S.
     /// See [`crate::Sender::path_changed`].
