@@ -16,8 +16,10 @@ from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
                  "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"]
-# Issue 14 adds the per-link drops, reroutes and state to the time series.
-TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up"]
+# Issue 14 adds the per-link drops, reroutes and state to the time series;
+# issue 18 the controllers' state (a port's C, a sender's window, alpha, rate).
+TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up",
+              "capacity_bps", "window_bytes", "alpha", "rate_bps"]
 
 
 def test_schemas_match_design():
