@@ -19,7 +19,7 @@ FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "fin
 # Issue 14 adds the per-link drops, reroutes and state to the time series;
 # issue 18 the controllers' state (a port's C, a sender's window, alpha, rate).
 TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up",
-              "capacity_bps", "window_bytes", "alpha", "rate_bps"]
+              "capacity_bps", "window_bytes", "alpha", "imminence", "rate_bps"]
 
 
 def test_schemas_match_design():

@@ -79,10 +79,12 @@ TIMESERIES_SCHEMA = pa.schema(
         pa.field("up", pa.bool_()),  # link state at the sample; null for flows
         # Controller state at the sample (packet engine; null where a port or
         # protocol has none): a port's allocatable capacity (D3 / RCP_dc's C,
-        # PDQ's C), a sender's window, DCTCP's alpha and its allowed rate.
+        # PDQ's C), a sender's window, DCTCP's alpha, D2TCP's d and its
+        # allowed rate.
         pa.field("capacity_bps", pa.float64()),
         pa.field("window_bytes", pa.int64()),
         pa.field("alpha", pa.float64()),
+        pa.field("imminence", pa.float64()),
         pa.field("rate_bps", pa.int64()),
     ]
 )

@@ -69,7 +69,7 @@ impl Monitor {
         if self.series.monitors_flows() {
             for (i, f) in sim.flows.iter().enumerate() {
                 if f.spec.start <= sim.now {
-                    let state = f.sender.as_ref().map(|s| s.state()).unwrap_or_default();
+                    let state = f.sender.as_ref().map(|s| s.state(sim.now)).unwrap_or_default();
                     self.series.flow(i, f.spec.id, time_s, last_hop_bytes(sim, f), !f.done(), state);
                 }
             }

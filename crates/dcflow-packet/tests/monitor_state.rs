@@ -61,3 +61,26 @@ fn pdq_rates_add_up_to_at_most_the_link() {
     }
     assert!(single * 2 > by_time.len(), "one flow at a time in most samples");
 }
+
+/// D2TCP's d is sampled as the sender holds it, within [d_min, d_max] =
+/// [0.5, 2] (baselines.md "D2TCP"); DCTCP has none.
+#[test]
+fn d2tcp_rows_carry_the_imminence() {
+    let with_deadlines = |protocol: &str| {
+        let toml = format!(
+            "stop = \"20ms\"\n[topology]\nkind = \"star\"\nhosts = 4\nlink_rate = \"1Gbps\"\n\
+             [protocol]\nname = \"{protocol}\"\n\
+             [workload]\npattern = \"aggregation\"\nreceiver = 0\nflows = 3\nsize = {{ dist = \"fixed\", value = \"500KB\" }}\n\
+             deadline = {{ dist = \"fixed\", value = \"10ms\" }}\n\
+             [monitor]\ninterval = \"500us\"\nlinks = [\"bottleneck\"]\nflows = true\n"
+        );
+        dcflow_packet::run(&Scenario::from_toml(&toml).unwrap()).unwrap().timeseries.expect("monitored")
+    };
+    let rows = with_deadlines("d2tcp");
+    assert!(flows(&rows).count() > 0);
+    for r in flows(&rows) {
+        let d = r.imminence.expect("d");
+        assert!((0.5..=2.0).contains(&d), "d = {d}");
+    }
+    assert!(flows(&with_deadlines("dctcp")).all(|r| r.imminence.is_none()));
+}

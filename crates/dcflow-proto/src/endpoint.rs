@@ -77,6 +77,8 @@ pub struct SenderState {
     pub window_bytes: Option<u64>,
     /// DCTCP's α (DCTCP, D2TCP, L2DCT, LPD).
     pub alpha: Option<f64>,
+    /// D2TCP's deadline imminence d (D2TCP; LPD's d and mld variants).
+    pub imminence: Option<f64>,
     /// The rate the sender is allowed (D3 / RCP_dc allocation, PDQ and S3's
     /// R_S, MERP's asr), in bps.
     pub rate_bps: Option<u64>,

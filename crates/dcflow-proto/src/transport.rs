@@ -269,10 +269,15 @@ impl Sender {
     pub fn retransmits(&self) -> u64 {
         each_sender!(self, s => s.retransmits())
     }
-    /// The control state `[monitor] flows` samples.
-    pub fn state(&self) -> SenderState {
+    /// The control state `[monitor] flows` samples at `now`.
+    pub fn state(&self, now: Time) -> SenderState {
         match self {
-            Sender::Tcp(s) => SenderState { window_bytes: Some(s.cwnd()), alpha: s.alpha(), rate_bps: None },
+            Sender::Tcp(s) => SenderState {
+                window_bytes: Some(s.cwnd()),
+                alpha: s.alpha(),
+                imminence: s.imminence(now),
+                rate_bps: None,
+            },
             Sender::Pfabric(s) => SenderState { window_bytes: Some(s.window_bytes()), ..Default::default() },
             Sender::Rate(s) => SenderState { rate_bps: Some(s.rate()), ..Default::default() },
             Sender::Pdq(s) => SenderState { rate_bps: Some(s.rate()), ..Default::default() },

@@ -138,6 +138,7 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
         capacity_bps,
         window_bytes,
         alpha,
+        imminence,
         rate_bps
     ))
 }

@@ -64,6 +64,7 @@ pub struct SeriesRow {
     /// ([`SenderState`]); None where the protocol has no such state.
     pub window_bytes: Option<u64>,
     pub alpha: Option<f64>,
+    pub imminence: Option<f64>,
     pub rate_bps: Option<u64>,
 }
 
@@ -123,6 +124,7 @@ impl SeriesRecorder {
             capacity_bps: now.capacity_bps,
             window_bytes: None,
             alpha: None,
+            imminence: None,
             rate_bps: None,
         });
         *last = now;
@@ -148,6 +150,7 @@ impl SeriesRecorder {
                 capacity_bps: None,
                 window_bytes: state.window_bytes,
                 alpha: state.alpha,
+                imminence: state.imminence,
                 rate_bps: state.rate_bps,
             });
         }

@@ -74,29 +74,6 @@ def flow_series(res, column: str = "throughput_bps") -> dict[str, list[tuple[flo
     return out
 
 
-def imminence_estimate(flow: dict[str, Any], series: list[tuple[float, float]], protocol: dict[str, Any],
-                       smooth: int = 5) -> list[tuple[float, float]]:
-    """D2TCP's d = T_c / D over time, with the window rate W / RTT read off the
-    flow's measured rate (averaged over `smooth` samples): T_c = B / (0.75 r),
-    B the bytes not yet delivered (or B / C with ``tc_rate = "line_rate"``,
-    C = 1 Gbps here). An estimate: the sender's own W and RTT are not in the
-    outputs."""
-    d_range = (protocol.get("d_min", 0.5), protocol.get("d_max", 2.0))
-    line = protocol.get("tc_rate") == "line_rate"
-    out, sent = [], 0.0
-    interval = series[1][0] - series[0][0] if len(series) > 1 else 1e-3
-    for k, (t, thr) in enumerate(series):
-        window = series[max(0, k - smooth + 1):k + 1]
-        sent += thr * interval / 8
-        rate = sum(r for _, r in window) / len(window) / 8
-        left = flow["start_s"] + flow["deadline_s"] - t
-        if rate <= 0 or left <= 0 or sent >= flow["size_bytes"]:
-            continue
-        d = (flow["size_bytes"] - sent) / (125e6 if line else 0.75 * rate) / left
-        out.append((t, min(max(d, d_range[0]), d_range[1])))
-    return out
-
-
 def _untransmitted(entry: Entry, out: Path, quick: bool, opts: dict[str, Any], paper: dict[str, list]):
     """Table I: MB left when each deadline expires (the flow is stopped
     there, so what the receiver holds is what was sent in time)."""
@@ -146,8 +123,9 @@ register(Entry(
 
 def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     """Fig. 1 / 4 / 5 / 9: each flow's rate over time; for the most and least
-    imminent flows (1 and the last) the congestion window (Fig. 1(b)), the
-    estimated d (Fig. 1(c)) and α (Fig. 1(d)); one row of panels per series."""
+    imminent flows (1 and the last) the congestion window (Fig. 1(b)), D2TCP's
+    d (Fig. 1(c); for the rules that use it) and α (Fig. 1(d)), all as the
+    senders hold them (the monitor's sender state); one row of panels per series."""
     import matplotlib.pyplot as plt
 
     import dcflow
@@ -160,7 +138,7 @@ def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         res.save(out / "runs" / s.slug)
         flows = res.flows.to_pylist()
         per, windows, alphas = flow_series(res), flow_series(res, "window_bytes"), flow_series(res, "alpha")
-        proto = s.overrides["protocol"]
+        imminences = flow_series(res, "imminence")
         until = flows[0]["start_s"] + flows[0]["deadline_s"]
 
         def mean_to_deadline(pts: list[tuple[float, float]]) -> float | None:
@@ -171,22 +149,21 @@ def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
             key = str(f["id"])
             pts = per.get(key, [])
             axes[k][0].plot([t * 1e3 for t, _ in pts], [r / 1e6 for _, r in pts], lw=0.8, label=f"flow {i + 1}")
-            est = imminence_estimate(f, pts, proto)
-            window, alpha = windows.get(key, []), alphas.get(key, [])
+            window, alpha, d = windows.get(key, []), alphas.get(key, []), imminences.get(key, [])
             mean_window = mean_to_deadline(window)
             rows.append({"series": s.label, "flow": f"flow {i + 1}",
                          "mean rate to flow 1's deadline (Mbps)": (mean_to_deadline(pts) or 0) / 1e6,
                          "mean window to flow 1's deadline (KB)": mean_window and mean_window / 1e3,
                          "mean alpha to flow 1's deadline": mean_to_deadline(alpha),
-                         "mean d estimate to flow 1's deadline": mean_to_deadline(est),
+                         "mean d to flow 1's deadline": mean_to_deadline(d),
                          "untransmitted (MB)": (f["size_bytes"] - f["bytes_delivered"]) / 1e6})
             if i in (0, len(flows) - 1):
-                for ax, series_pts, scale in ((axes[k][1], window, 1e-3), (axes[k][2], est, 1), (axes[k][3], alpha, 1)):
+                for ax, series_pts, scale in ((axes[k][1], window, 1e-3), (axes[k][2], d, 1), (axes[k][3], alpha, 1)):
                     ax.plot([t * 1e3 for t, _ in series_pts], [v * scale for _, v in series_pts], lw=0.8,
                             label=f"flow {i + 1}")
         axes[k][0].set_ylabel(f"{s.label}\nrate (Mbps)", fontsize=8)
         axes[k][1].set_ylabel("congestion window (KB)", fontsize=8)
-        axes[k][2].set_ylabel("estimated d", fontsize=8)
+        axes[k][2].set_ylabel("imminence d", fontsize=8)
         axes[k][3].set_ylabel("alpha", fontsize=8)
         for ax in axes[k]:
             ax.set_xlabel("time (ms)", fontsize=8)
@@ -204,9 +181,8 @@ for name, figure, title, series in [
     register(Entry(
         name=name, paper="LPD", figure=figure, title=title, kind="custom", base=bottleneck(MOTIVATING),
         series=series, analyze=_internals,
-        notes="Panels: (a) rates, (b) congestion windows and (d) alpha of flows 1 and 4, from "
-              "the monitor's sender state; (c) d estimated from each flow's measured rate "
-              "(T_c = B / (0.75 r)).",
+        notes="Panels: (a) rates; (b) congestion windows, (c) imminence d (rules that use it) "
+              "and (d) alpha of flows 1 and 4, as the senders hold them (the monitor's sender state).",
     ))
 
 register(Entry(

@@ -152,6 +152,18 @@ impl Cc {
         }
     }
 
+    /// D2TCP's imminence d at `p`, for the rules whose cut uses it (D2TCP,
+    /// LPD's d and mld variants; LPD Fig. 1(c)).
+    pub fn imminence(&self, p: &FlowProgress) -> Option<f64> {
+        match self {
+            Cc::D2tcp(_, range) => Some(imminence(p, *range)),
+            Cc::Lpd(_, rule, range) if matches!(rule.variant, LpdVariant::D | LpdVariant::Mld) => {
+                Some(imminence(p, *range))
+            }
+            _ => None,
+        }
+    }
+
     /// Bytes added to the window for every window of data acknowledged in
     /// congestion avoidance: one MSS (RFC 5681 §3.1), 1 - f MSS under LPD
     /// (papers/004 eq. 2, "without congestion"), w_c / w_max MSS under L2DCT

@@ -363,6 +363,11 @@ impl TcpSender {
         }
     }
 
+    /// D2TCP's imminence d at `now`, if this sender's window rule uses it.
+    pub fn imminence(&self, now: Time) -> Option<f64> {
+        self.cc.imminence(&self.progress(now))
+    }
+
     /// What the window rules of D2TCP and LPD look at.
     fn progress(&self, now: Time) -> FlowProgress {
         FlowProgress {
