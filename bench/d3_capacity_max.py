@@ -11,15 +11,10 @@ and D3's link utilization with 20 long flows (Fig. 16, 3 seeds). ~4 min:
 import statistics
 
 import dcflow
+from d3_runs import senders_at_99
 from dcflow.repro import CATALOG
 
-FIG12, FIG9, FIG16 = CATALOG["d3-fig12"], CATALOG["d3-fig9"], CATALOG["d3-fig16"]
-
-
-def senders(entry, series, over: dict) -> str:
-    sc = entry.series_scenario(series, False).with_overrides({"workload.deadline.mean": "30ms", **over})
-    r = dcflow.capacity(sc, lo=1, hi=128, target=0.99, seeds=20)
-    return "0" if r.value is None else str(r.value)
+FIG16 = CATALOG["d3-fig16"]
 
 
 print("| capacity_max | Fig. 12 D3 (20 ms / 5 s) | Fig. 12 RCP_dc (20 ms / 5 s) | Fig. 9 D3 / RCP_dc | Fig. 16 D3 utilization, 20 flows |")
@@ -27,11 +22,11 @@ print("|---|---|---|---|---:|")
 for bound in (None, 2.0, 1.2, 1.05):
     cap = {"protocol.capacity_max": bound} if bound else {}
     cells = []
-    for series in FIG12.series[:2]:  # D3, RCP_dc
-        early = senders(FIG12, series, {**cap, "workload.start": "20ms", "stop": "320ms"})
-        late = senders(FIG12, series, {**cap, "workload.start": "5s", "stop": "5300ms"})
+    for k in (0, 1):  # D3, RCP_dc
+        early = senders_at_99("d3-fig12", k, {**cap, "workload.start": "20ms", "stop": "320ms"}, seeds=20)
+        late = senders_at_99("d3-fig12", k, {**cap, "workload.start": "5s", "stop": "5300ms"}, seeds=20)
         cells.append(f"{early} / {late}")
-    cells.append(" / ".join(senders(FIG9, s, cap) for s in FIG9.series[:2]))
+    cells.append(" / ".join(senders_at_99("d3-fig9", k, cap, seeds=20) for k in (0, 1)))
     long_flows = FIG16.series_scenario(FIG16.series[0], False).with_overrides({**cap, "workload.flows": 20})
     util = statistics.mean(dcflow.run(long_flows.with_overrides({"seed": k})).summary["utilization"] for k in (1, 2, 3))
     print(f"| {bound or 'none (default)'} | " + " | ".join(cells) + f" | {util:.3f} |", flush=True)

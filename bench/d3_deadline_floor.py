@@ -5,18 +5,9 @@ a 30 ms mean; D3 and RCP_dc on the router's 128 KB) for each floor, 10 seeds:
 
     .venv/bin/python bench/d3_deadline_floor.py
 """
-import copy
-
-import dcflow
-from dcflow.repro.common import D3_ROUTER_BUFFER, d3_rack
+from d3_runs import senders_at_99
 
 for floor in ("1ms", "2ms", "3ms", "5ms", "8ms", "12ms"):
-    row = []
-    for name in ("d3", "rcp"):
-        sc = copy.deepcopy(d3_rack(False))
-        sc["protocol"] = {"name": name}
-        sc["topology"]["buffer"] = D3_ROUTER_BUFFER["topology.buffer"]  # D3 §5's router
-        sc["workload"]["deadline"]["min"] = floor
-        r = dcflow.capacity(sc, lo=1, hi=128, target=0.99, seeds=10)
-        row.append(r.value if r.bounded else f">={r.value}")
+    # Series 0 and 1 of d3-fig9: D3 and RCP_dc.
+    row = [senders_at_99("d3-fig9", k, {"workload.deadline.min": floor}, seeds=10) for k in (0, 1)]
     print(f"floor {floor}: D3 {row[0]}, RCP_dc {row[1]}", flush=True)

@@ -7,10 +7,7 @@ bench/d3_deadline_floor.py.
     .venv/bin/python bench/d3_deadline_floor.py
     .venv/bin/python bench/d3_deadline_shape.py
 """
-import copy
-
-import dcflow
-from dcflow.repro.common import D3_ROUTER_BUFFER, d3_rack
+from d3_runs import senders_at_99
 
 SHAPES = [
     ("exponential, 3 ms floor (the catalog's)", {"dist": "exponential", "mean": "30ms", "min": "3ms"}),
@@ -23,14 +20,7 @@ SHAPES = [
 print("| deadlines (mean 30 ms) | D3 | RCP_dc | D3 / RCP_dc |")
 print("|---|---:|---:|---:|")
 for label, deadline in SHAPES:
-    row = []
-    for name in ("d3", "rcp"):
-        sc = copy.deepcopy(d3_rack(False))
-        sc["protocol"] = {"name": name}
-        sc["topology"]["buffer"] = D3_ROUTER_BUFFER["topology.buffer"]  # D3 §5's router
-        sc["workload"]["deadline"] = deadline
-        r = dcflow.capacity(sc, lo=1, hi=128, target=0.99, seeds=10)
-        row.append(r.value if r.bounded else None)
-    ratio = f"{row[0] / row[1]:.1f}" if all(row) else "–"
-    cells = [str(v) if v is not None else ">=128" for v in row]
-    print(f"| {label} | {cells[0]} | {cells[1]} | {ratio} |", flush=True)
+    # Series 0 and 1 of d3-fig9: D3 and RCP_dc.
+    d3, rcp = (senders_at_99("d3-fig9", k, {"workload.deadline": deadline}, seeds=10) for k in (0, 1))
+    ratio = f"{int(d3) / int(rcp):.1f}" if d3.isdigit() and rcp.isdigit() and int(rcp) > 0 else "–"
+    print(f"| {label} | {d3} | {rcp} | {ratio} |", flush=True)
