@@ -68,6 +68,28 @@ pub struct SeriesRow {
     pub rate_bps: Option<u64>,
 }
 
+impl SeriesRow {
+    /// A sample with only its time, series, name and throughput; the columns
+    /// the other series or the engine do not have stay null.
+    fn bare(time_s: f64, series: &'static str, name: String, throughput_bps: f64) -> SeriesRow {
+        SeriesRow {
+            time_s,
+            series,
+            name,
+            throughput_bps,
+            queue_bytes: None,
+            drops: None,
+            reroutes: None,
+            up: None,
+            capacity_bps: None,
+            window_bytes: None,
+            alpha: None,
+            imminence: None,
+            rate_bps: None,
+        }
+    }
+}
+
 /// What an engine reads off a monitored link at a sample: cumulative
 /// counters (the recorder turns them into per-interval values) and state.
 #[derive(Clone, Copy, Debug)]
@@ -113,19 +135,12 @@ impl SeriesRecorder {
     pub fn link(&mut self, i: usize, time_s: f64, now: LinkSample) {
         let (name, last) = &mut self.links[i];
         self.rows.push(SeriesRow {
-            time_s,
-            series: "link",
-            name: name.clone(),
-            throughput_bps: (now.bits - last.bits) / self.interval_s,
             queue_bytes: Some(now.queue_bytes),
             drops: Some(now.drops - last.drops),
             reroutes: Some(now.reroutes - last.reroutes),
             up: Some(now.up),
             capacity_bps: now.capacity_bps,
-            window_bytes: None,
-            alpha: None,
-            imminence: None,
-            rate_bps: None,
+            ..SeriesRow::bare(time_s, "link", name.clone(), (now.bits - last.bits) / self.interval_s)
         });
         *last = now;
     }
@@ -137,21 +152,12 @@ impl SeriesRecorder {
         let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
         if bytes > *last || running {
             let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval_s;
-            let name = id.to_string();
             self.rows.push(SeriesRow {
-                time_s,
-                series: "flow",
-                name,
-                throughput_bps,
-                queue_bytes: None,
-                drops: None,
-                reroutes: None,
-                up: None,
-                capacity_bps: None,
                 window_bytes: state.window_bytes,
                 alpha: state.alpha,
                 imminence: state.imminence,
                 rate_bps: state.rate_bps,
+                ..SeriesRow::bare(time_s, "flow", id.to_string(), throughput_bps)
             });
         }
         *last = bytes;

@@ -175,15 +175,20 @@ impl PdqSender {
 
     /// T_S: "the remaining flow size divided by its maximal sending rate".
     pub fn expected(&self) -> Dur {
-        Rate(self.ctl.r_max.max(1)).tx_time(Bytes(self.tracker.remaining()))
+        self.at_max_rate(self.tracker.remaining())
     }
 
     /// T_S as Early Termination's condition (2) reads it (`et_remaining`).
     fn termination_expected(&self) -> Dur {
         match self.cfg.et_remaining {
             EtRemaining::Unacked => self.expected(),
-            EtRemaining::Unsent => Rate(self.ctl.r_max.max(1)).tx_time(Bytes(self.tracker.to_send())),
+            EtRemaining::Unsent => self.at_max_rate(self.tracker.to_send()),
         }
+    }
+
+    /// How long `bytes` take at R_S^max (§3.1's expected transmission time).
+    fn at_max_rate(&self, bytes: u64) -> Dur {
+        Rate(self.ctl.r_max.max(1)).tx_time(Bytes(bytes))
     }
 
     fn rto(&self) -> Dur {
