@@ -47,27 +47,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
         .map(|spec| {
             // Per-flow ECMP hash, salted by the seed (docs/architecture.md rule 5).
             let hash = mix64(scenario.seed ^ mix64(spec.id as u64));
-            // Multipath flows take up to `subflows` distinct paths (BCube:
-            // BuildPathSet's parallel paths; `subflow_paths = "shortest"`: the
-            // shortest of them), or with "ecmp" one ECMP path per subflow (PDQ
-            // §6, maybe shared; subflow 0 takes the flow's own), replies
-            // retracing each.
-            let mut multi = match subflow_paths {
-                _ if subflows < 2 => Vec::new(),
-                SubflowPaths::Parallel => routes.paths(spec.src, spec.dst, subflows),
-                SubflowPaths::Shortest => {
-                    let mut p = routes.paths(spec.src, spec.dst, subflows);
-                    let shortest = p.iter().map(Vec::len).min().unwrap_or(0);
-                    p.retain(|q| q.len() == shortest);
-                    p
-                }
-                SubflowPaths::Ecmp => (0..subflows as u64)
-                    .map(|i| routes.path(spec.src, spec.dst, if i == 0 { hash } else { mix64(hash ^ mix64(i)) }))
-                    .collect(),
-            };
-            if multi.len() < 2 {
-                multi.clear();
-            }
+            let multi = subflow_paths_of(&routes, spec.src, spec.dst, subflows, subflow_paths, hash);
             let fwd = if multi.is_empty() { routes.path(spec.src, spec.dst, hash) } else { multi[0].clone() };
             let rev = if scenario.protocol.symmetric_paths() {
                 // ACKs retrace the data path (PDQ's reverse-path acceptance).
@@ -175,6 +155,33 @@ fn apply_faults(sim: &mut Sim, faults: &FaultsConfig) {
             }
         }
     }
+}
+
+/// M-PDQ's paths for a flow split into `subflows` (empty for single-path
+/// flows, and when fewer than two paths exist): BuildPathSet's parallel paths
+/// on BCube (elsewhere least-shared shortest paths); with `"shortest"` only
+/// the shortest of them; with `"ecmp"` one ECMP path per subflow (PDQ §6,
+/// maybe shared; subflow 0 takes the flow's own `hash`). Replies retrace each.
+fn subflow_paths_of(routes: &Routes, src: u32, dst: u32, subflows: usize, choice: SubflowPaths, hash: u64) -> Vec<Vec<LinkId>> {
+    if subflows < 2 {
+        return Vec::new();
+    }
+    let mut paths = match choice {
+        SubflowPaths::Parallel => routes.paths(src, dst, subflows),
+        SubflowPaths::Shortest => {
+            let mut p = routes.paths(src, dst, subflows);
+            let shortest = p.iter().map(Vec::len).min().unwrap_or(0);
+            p.retain(|q| q.len() == shortest);
+            p
+        }
+        SubflowPaths::Ecmp => (0..subflows as u64)
+            .map(|i| routes.path(src, dst, if i == 0 { hash } else { mix64(hash ^ mix64(i)) }))
+            .collect(),
+    };
+    if paths.len() < 2 {
+        paths.clear();
+    }
+    paths
 }
 
 fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
