@@ -105,6 +105,10 @@ pub struct Sim {
     reverse_agents: bool,
     /// Some port's agent acts on departing packets (MERP's RateAdj).
     departure_agents: bool,
+    /// Hosts' own output ports run the protocol's port agent
+    /// ([`ProtocolConfig::schedules_host_links`]): the sender's NIC is the
+    /// first agent on a path (agent index 0), not a plain FIFO.
+    host_agents: bool,
     /// Hop-by-hop routing (adaptive policy or timed failures); `None`: every
     /// packet follows its flow's path fixed at set-up.
     pub router: Option<crate::router::Router>,
@@ -116,13 +120,14 @@ pub struct Sim {
 
 impl Sim {
     pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
+        let host_agents = protocol.schedules_host_links();
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
-                let at_switch = topo.forwards(link.from);
+                let scheduled = host_agents || topo.forwards(link.from);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: if at_switch { protocol.port_agent(l as LinkId, link.rate) } else { PortAgent::Forward },
+                    agent: if scheduled { protocol.port_agent(l as LinkId, link.rate) } else { PortAgent::Forward },
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -149,6 +154,7 @@ impl Sim {
             packets: PacketArena::default(),
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
+            host_agents,
             ports,
             open_flows: flows.len(),
             started: 0,
@@ -330,7 +336,7 @@ impl Sim {
         let Some(router) = self.router.as_mut() else {
             let link = flow.route(pkt.reverse, pkt.path)[0];
             let idx = self.packets.insert(pkt);
-            self.enqueue(link, idx);
+            self.enqueue(link, idx, true);
             return;
         };
         let idx = self.packets.insert(pkt);
@@ -346,7 +352,13 @@ impl Sim {
         let flow = &self.flows[pkt.flow as usize];
         let router = self.router.as_mut().expect("hop-by-hop routing");
         match router.next_link(&self.topo, flow, pkt, idx, at, flow.dest(pkt.reverse), self.now) {
-            Some(link) => self.enqueue(link, idx),
+            Some(link) => {
+                // A straggler still on a path its flow has left (rerouted
+                // while it flew) passes no agent: the ports of the old path
+                // forgot the flow, and its request must not register it again.
+                let on_path = !flow.pinned || flow.route(pkt.reverse, pkt.path).contains(&link);
+                self.enqueue(link, idx, on_path)
+            }
             None => {
                 self.packets.remove(idx);
                 self.counters.packets_dropped += 1;
@@ -360,8 +372,9 @@ impl Sim {
     /// port as the packet found it. A request dropped at a port must not
     /// change that port's state (D3's counters, PDQ's flow list): the flow
     /// never hears of the decision, and its next request would be counted
-    /// against the stale one.
-    fn enqueue(&mut self, link: LinkId, idx: u32) {
+    /// against the stale one. `agent` is false for a packet the port's
+    /// agent must not see (a straggler off its flow's path).
+    fn enqueue(&mut self, link: LinkId, idx: u32, agent: bool) {
         let port = &mut self.ports[link as usize];
         if !port.up {
             self.drop_by_failure(idx, link);
@@ -394,13 +407,15 @@ impl Sim {
             }
         }
         let port = &mut self.ports[link as usize];
-        if !matches!(port.agent, PortAgent::Forward) {
-            // Hop 0 is the sender's NIC, so the n-th switch sees hop n. In
-            // BCube the sender's own ports forward too (servers relay) and
-            // have agents at hop 0: they count as switch hop 0 as well.
+        if agent && !matches!(port.agent, PortAgent::Forward) {
+            // Hop 0 is the sender's NIC. With host agents every port on the
+            // path runs one, so the agent index is the hop; without, the
+            // n-th switch is agent n - 1 (BCube's relaying servers, whose
+            // own ports run agents, then share index 0 with their first
+            // switch).
             let pkt = self.packets.get_mut(idx);
-            let switch_hop = (pkt.hop as usize).saturating_sub(1);
-            port.agent.on_packet(self.now, &view, switch_hop, pkt);
+            let agent_index = if self.host_agents { pkt.hop as usize } else { (pkt.hop as usize).saturating_sub(1) };
+            port.agent.on_packet(self.now, &view, agent_index, pkt);
         }
         if send_now {
             self.transmit(link, idx);
@@ -506,7 +521,7 @@ impl Sim {
             self.reverse_pass(idx, arrived_on);
         }
         match next {
-            Some(link) => self.enqueue(link, idx),
+            Some(link) => self.enqueue(link, idx, true),
             None => self.deliver(idx),
         }
     }
