@@ -46,15 +46,22 @@ fn rate_header(p: &Packet) -> RateHeader {
     }
 }
 
-/// SYN at 0, SYN-ACK (500 Mbps) at 100 us, both data packets sent
-/// (the first with a request), the first ACK (500 Mbps) at 200 us, and
-/// the header-only request that follows, at 200 us (nothing left to send).
-fn all_sent_and_asking_again(s: &mut RateSender) -> Packet {
+/// SYN at 0, its SYN-ACK granting `alloc` at 100 us, and the first data
+/// packet, sent then with the next request.
+fn first_data_packet(s: &mut RateSender, alloc: u64) -> Packet {
     let syn = s.poll_transmit(Time::ZERO).expect("SYN");
-    s.handle_packet(Time::ZERO + Dur::us(100), &answer(&syn, PacketKind::SynAck, 500 * MBPS, 0));
     let t1 = Time::ZERO + Dur::us(100);
+    s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, alloc, 0));
     let d1 = s.poll_transmit(t1).expect("first data packet");
     assert!(matches!(d1.sched, Sched::Rate(_)), "the request rides on the first packet");
+    d1
+}
+
+/// [`first_data_packet`] at 500 Mbps, the second data packet, the first
+/// ACK (500 Mbps) at 200 us, and the header-only request that follows, at
+/// 200 us (nothing left to send).
+fn all_sent_and_asking_again(s: &mut RateSender) -> Packet {
+    let d1 = first_data_packet(s, 500 * MBPS);
     let t2 = s.poll_timeout().expect("paced");
     let d2 = s.poll_transmit(t2).expect("second data packet");
     assert_eq!(d2.sched, Sched::None, "one request per RTT");
@@ -72,16 +79,11 @@ fn a_larger_allocation_applies_at_once_to_the_pacing_gap() {
     // later (data gets 2 Mbps less the base rate). The feedback at 200 us
     // grants 500 Mbps: the second packet leaves about 25 us later.
     let mut s = sender(Dur::ms(10), false);
-    let syn = s.poll_transmit(Time::ZERO).expect("SYN");
-    let t1 = Time::ZERO + Dur::us(100);
-    s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 2 * MBPS, 0));
-    let d1 = s.poll_transmit(t1).expect("first data packet");
+    let d1 = first_data_packet(&mut s, 2 * MBPS);
     let t2 = Time::ZERO + Dur::us(200);
     assert_eq!(s.poll_transmit(Time::ZERO + Dur::us(199)), None, "paced at 2 Mbps");
-    let mut fb = answer(&d1, PacketKind::Probe, 500 * MBPS, 0);
-    fb.kind = PacketKind::Ack;
-    fb.seq = 0; // the data is not acknowledged yet: only the feedback counts here
-    s.handle_packet(t2, &fb);
+    // The data is not acknowledged yet (ACK of byte 0): only the feedback counts here.
+    s.handle_packet(t2, &answer(&d1, PacketKind::Ack, 500 * MBPS, 0));
     // What is left of the 36 ms gap goes at ~498 Mbps: 25 us.
     let next = s.poll_timeout().unwrap();
     assert!(next <= t2 + Dur::us(26), "{next:?}");
@@ -140,14 +142,9 @@ fn a_syn_resent_after_the_deadline_is_a_fin_when_quenching() {
 #[test]
 fn a_flow_granted_little_still_asks_about_once_per_rtt() {
     let mut s = sender(Dur::ms(10), false);
-    let syn = s.poll_transmit(Time::ZERO).expect("SYN");
-    let t1 = Time::ZERO + Dur::us(100);
-    s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 5 * MBPS, 0));
-    let d1 = s.poll_transmit(t1).expect("first data packet, with the request");
+    let d1 = first_data_packet(&mut s, 5 * MBPS);
     let t2 = Time::ZERO + Dur::us(200);
-    let mut fb = answer(&d1, PacketKind::Ack, 5 * MBPS, 0);
-    fb.seq = 0;
-    s.handle_packet(t2, &fb);
+    s.handle_packet(t2, &answer(&d1, PacketKind::Ack, 5 * MBPS, 0));
     let next = s.poll_timeout().expect("armed");
     assert!(next <= t2 + Dur::us(100), "next request at {next:?}, not one RTT after {t2:?}");
     let p = s.poll_transmit(next).expect("a request");
