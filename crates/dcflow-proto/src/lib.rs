@@ -9,6 +9,7 @@ pub mod agent;
 pub mod d3;
 pub mod merp;
 pub mod endpoint;
+pub mod flow_list;
 pub mod packet;
 pub mod pacing;
 pub mod pdq;

@@ -28,7 +28,7 @@
 pub mod schedule;
 pub mod switch;
 
-pub use switch::s3_switch;
+pub use switch::{s3_switch, S3Order};
 
 #[cfg(test)]
 mod tests;
