@@ -7,7 +7,7 @@
 //! periodic work (D3's capacity controller) is done lazily when a packet comes.
 
 use crate::packet::Packet;
-use crate::rate_alloc::RateAllocator;
+use crate::d3::RateAllocator;
 use dcflow_core::{FlowId, Rate, Time};
 
 /// What an agent may see of its port.

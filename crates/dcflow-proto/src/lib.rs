@@ -6,14 +6,14 @@
 //! driven by the packet engine or, later, by real sockets.
 
 pub mod agent;
+pub mod d3;
 pub mod merp;
 pub mod endpoint;
+pub mod flow_list;
 pub mod packet;
 pub mod pacing;
 pub mod pdq;
 pub mod pfabric;
-pub mod rate;
-pub mod rate_alloc;
 pub mod s3;
 pub mod tcp;
 pub mod receiver;
@@ -22,12 +22,11 @@ pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
-pub use packet::{Packet, PacketKind, RateHeader, Sched, HEADER_BYTES, MAX_HOPS};
+pub use packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 pub use receiver::Receiver;
 pub use agent::{PortAgent, PortView};
-pub use rate_alloc::RateAllocator;
 pub use pfabric::{PfabricConfig, PfabricSender};
-pub use rate::{ExplicitRateConfig, RateSender};
+pub use d3::{ExplicitRateConfig, RateAllocator, RateHeader, RateSender, MAX_HOPS};
 pub use pdq::{PdqConfig, PdqHeader, PdqSender, PdqSwitch};
 pub use merp::{MerpConfig, MerpHeader, MerpSender, MerpSwitch};
 pub use transport::{ProtocolConfig, QueueNeed, Sender};

@@ -10,11 +10,6 @@ use dcflow_core::{FlowId, Time};
 /// `mtu - HEADER_BYTES` bytes of payload; pure ACKs are `HEADER_BYTES` long.
 pub const HEADER_BYTES: u32 = 40;
 
-/// Longest switch path a per-hop allocation vector can describe. D3 §5 uses 6
-/// ("a maximum network diameter of 6 routers"); we allow 8 so that BCube(n,3)
-/// and 3-tier fat-trees fit.
-pub const MAX_HOPS: usize = 8;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PacketKind {
     /// Connection set-up (carries a rate request for explicit-rate protocols).
@@ -40,40 +35,11 @@ pub enum PacketKind {
 pub enum Sched {
     None,
     /// Explicit-rate request/feedback of D3 / RCP_dc (D3 §4.3, §5, Fig. 6).
-    Rate(RateHeader),
+    Rate(crate::d3::RateHeader),
     /// PDQ's scheduling header (PDQ §3.1, footnote 11).
     Pdq(crate::pdq::PdqHeader),
     /// MERP's flow state (papers/003 §4.1).
     Merp(crate::merp::MerpHeader),
-}
-
-/// D3's congestion header (D3 §5, Fig. 6). Rates are in bits per second.
-/// `alloc[h]` is `[a_{t+1}]` written by the h-th switch on the path. The
-/// paper's header also returns the previous request's r_t and [a_t]; dcflow's
-/// routers remember each flow's latest grant instead (see
-/// [`crate::rate_alloc::RateAllocator`]), so those fields are charged on the
-/// wire (the 22 bytes of §5) but not modelled.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateHeader {
-    /// r_{t+1}: desired rate for the next RTT (0 for non-deadline flows).
-    pub desired: u64,
-    pub alloc: [u64; MAX_HOPS],
-    /// SYN flag for the rate allocator: a new flow (Snippet 1 line 2, and the
-    /// base-rate pause of §4.5).
-    pub new_flow: bool,
-    /// FIN flag: the flow leaves; return its allocation and demand.
-    pub leaving: bool,
-}
-
-impl RateHeader {
-    pub const fn empty() -> RateHeader {
-        RateHeader { desired: 0, alloc: [0; MAX_HOPS], new_flow: false, leaving: false }
-    }
-    /// The sending rate a sender takes from feedback: the minimum over the
-    /// `hops` switches that wrote an allocation (D3 §4.1).
-    pub fn min_alloc(&self, hops: usize) -> u64 {
-        self.alloc[..hops.min(MAX_HOPS)].iter().copied().min().unwrap_or(0)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

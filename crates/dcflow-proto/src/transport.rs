@@ -3,11 +3,10 @@
 //! on each switch port. Adding a protocol = one module + one variant here.
 
 use crate::agent::PortAgent;
+use crate::d3::{ExplicitRateConfig, RateAllocator, RateSender};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
 use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
-use crate::rate::{ExplicitRateConfig, RateSender};
-use crate::rate_alloc::RateAllocator;
 use crate::tcp::{D2tcpConfig, DctcpConfig, L2dctConfig, LpdConfig, TcpConfig, TcpSender};
 use dcflow_core::{ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};

@@ -24,7 +24,7 @@ pub enum Comparator {
 
 impl Comparator {
     /// The sort key: smaller is more critical. `flow` is the switch-side
-    /// identity ([`super::switch::subflow_id`]): the flow id, then the M-PDQ
+    /// identity ([`crate::flow_list::subflow_id`]): the flow id, then the M-PDQ
     /// subflow index, so ties still break by flow id.
     #[inline]
     pub fn key(self, deadline: Time, crit: u64, flow: u64) -> (u64, u64, u64) {

@@ -10,6 +10,7 @@
 //! - [`switch`]: the per-output-port flow controller (§3.3.2, Algorithms 1-3,
 //!   Early Start, Dampening, Suppressed Probing), rate controller (§3.3.3) and
 //!   the 2κ flow list with the RCP fallback beyond the hard limit M (§3.3.1).
+//!   The list itself is [`crate::flow_list`], which S3's switch shares.
 //! - [`comparator`]: flow criticality (§3.3 EDF, then SJF on expected
 //!   transmission time, then flow id), pluggable; the sender-side criticality
 //!   keys of §5.6 (random, size estimation every 50 KB) and §7 (aging).
@@ -38,7 +39,8 @@ pub use header::{PdqHeader, PDQ_HEADER_BYTES};
 pub use control::Probing;
 pub use sender::{PdqSender, SenderRules, Termination};
 pub use mpdq::{MpdqSender, PathInfo};
-pub use switch::{subflow_id, PdqSwitch, SwitchFlow};
+pub use crate::flow_list::subflow_id;
+pub use switch::{PdqSwitch, SwitchParams};
 
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
 use serde::{Deserialize, Serialize};

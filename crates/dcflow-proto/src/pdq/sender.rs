@@ -85,7 +85,7 @@ impl PdqSender {
         Self::with_rules(info, cfg, SenderRules::pdq(cfg))
     }
 
-    /// A sender with `rules` instead of PDQ's (S3's sender, [`crate::s3`]).
+    /// A sender with `rules` instead of PDQ's (S3's sender).
     pub fn with_rules(info: FlowInfo, cfg: &PdqConfig, rules: SenderRules) -> PdqSender {
         // The header rides inside the MTU: the shim layer (§7 "Deployment")
         // takes its bytes from the segment.

@@ -1,61 +1,22 @@
 //! The PDQ switch (§3.3): one [`PdqSwitch`] per output port.
 //!
-//! It keeps the flow list of §3.3.1 (the most critical 2κ flows, κ the number
-//! of sending flows, never more than the hard limit M), runs the flow
-//! controller of §3.3.2 (Algorithm 1 on forward SYN / data / probe packets,
-//! Algorithm 3 on the reverse ACKs, with Availbw = Algorithm 2, Early Start,
-//! Dampening and Suppressed Probing) and the rate controller of §3.3.3
-//! (C = max(0, r_PDQ − q / (2 RTT)), updated every 2 RTTs). Flows outside the
-//! M most critical are served by an RCP fair share of the capacity PDQ does
-//! not use (§3.3.1). Agents have no timers: the rate controller update is
-//! done lazily when a packet arrives.
+//! It keeps the flow list of §3.3.1 ([`FlowList`]: the most critical 2κ
+//! flows, κ the number of sending flows, never more than the hard limit M),
+//! runs the flow controller of §3.3.2 (Algorithm 1 on forward SYN / data /
+//! probe packets, Algorithm 3 on the reverse ACKs, with Availbw = Algorithm
+//! 2, Early Start, Dampening and Suppressed Probing) and the rate controller
+//! of §3.3.3 (C = max(0, r_PDQ − q / (2 RTT)), updated every 2 RTTs). Flows
+//! outside the M most critical are served by an RCP fair share of the
+//! capacity PDQ does not use (§3.3.1). Agents have no timers: the rate
+//! controller update is done lazily when a packet arrives.
 
 use super::comparator::Comparator;
 use super::header::{PdqHeader, NOBODY};
 use super::PdqConfig;
 use crate::agent::PortView;
+use crate::flow_list::{subflow_id, Entry, FlowList, ListOrder, SwitchFlow};
 use crate::packet::{Packet, PacketKind, Sched};
-use crate::s3::switch::S3Order;
-use dcflow_core::{FlowId, Rate, Time};
-
-/// The identity a switch keys its state on: the flow id and the M-PDQ subflow
-/// (path) index, so that "the switch sees subflows as separate flows" (§6:
-/// "The PDQ switch requires no additional modification"). Monotone in the flow
-/// id, so single-path flows (subflow 0) sort exactly as by flow id.
-pub type SwitchFlow = u64;
-
-/// [`SwitchFlow`] of subflow `path` of `flow`.
-#[inline]
-pub const fn subflow_id(flow: FlowId, path: u8) -> SwitchFlow {
-    ((flow as u64) << 8) | path as u64
-}
-
-/// One flow of the list: ⟨R_i, P_i, D_i, T_i, RTT_i⟩ (§3.3.1) plus its key.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Entry {
-    /// Switch-side identity, see [`subflow_id`].
-    pub flow: SwitchFlow,
-    /// R_i, bits per second (the globally agreed rate, set on the reverse path).
-    pub rate: f64,
-    /// P_i: [`NOBODY`] when the flow is sending; else who paused it. A flow
-    /// added by Algorithm 1 starts as not sending (paused by this switch).
-    pub pause_by: u32,
-    pub deadline: Time,
-    /// T_i, picoseconds.
-    pub expected: u64,
-    /// RTT_i, picoseconds.
-    pub rtt: u64,
-    pub crit: u64,
-    /// When this switch last saw a forward packet of the flow: a flow it
-    /// paused keeps its claim on the capacity only while it still probes.
-    pub seen: Time,
-}
-
-impl Entry {
-    pub fn sending(&self) -> bool {
-        self.pause_by == NOBODY
-    }
-}
+use dcflow_core::{Rate, Time};
 
 /// Switch-side parameters, resolved from [`PdqConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,7 +31,8 @@ pub struct SwitchParams {
     pub min_rate: f64,
     pub max_flows: Option<u32>,
     pub comparator: Comparator,
-    /// Keep every flow seen in the list instead of 2κ (`list = "unbounded"`).
+    /// Keep every flow seen in the list instead of 2κ (`list = "unbounded"`,
+    /// and S3's switch).
     pub unbounded_list: bool,
 }
 
@@ -89,28 +51,18 @@ impl SwitchParams {
     }
 }
 
-/// How the flow list is ordered.
-pub enum ListOrder {
-    /// PDQ §3.3: by the pairwise comparator, kept sorted on every insertion.
-    Pairwise,
-    /// S3 §4.3: by S3's set-level schedule, recomputed over the whole list.
-    S3(S3Order),
-}
-
 /// Smallest list size limit while no flow is sending (2κ = 0 would store
 /// nothing; docs/fidelity-pdq.md).
 pub const MIN_LIST: usize = 2;
 
 pub struct PdqSwitch {
     p: SwitchParams,
-    order: ListOrder,
     /// This switch's id as written into P_H (globally unique, nonzero).
     id: u32,
     link: f64,
     /// The rate controller's C (bits per second).
     capacity: f64,
-    /// Sorted, most critical first.
-    list: Vec<Entry>,
+    list: FlowList,
     /// RTT_avg: exponential average of the RTT_H fields seen (picoseconds).
     rtt_avg: f64,
     next_update: Option<Time>,
@@ -130,20 +82,21 @@ impl PdqSwitch {
 
     /// `id` must be nonzero and unique among the switches a flow can cross.
     pub fn with_params(p: SwitchParams, id: u32, link: Rate) -> PdqSwitch {
-        Self::with_order(p, ListOrder::Pairwise, id, link)
+        let order = ListOrder::Pairwise { comparator: p.comparator, probe_x: p.probe_x };
+        Self::with_order(p, order, id, link)
     }
 
-    /// A switch whose list is ordered by `order` (S3's switch, [`crate::s3`]).
+    /// A switch whose list is ordered by `order` instead of `p`'s comparator
+    /// and Suppressed Probing (S3's switch).
     pub fn with_order(p: SwitchParams, order: ListOrder, id: u32, link: Rate) -> PdqSwitch {
         assert_ne!(id, NOBODY, "switch id 0 means 'nobody'");
         let link = link.as_bps_f64();
         PdqSwitch {
             p,
-            order,
             id,
             link,
             capacity: link * p.r_pdq,
-            list: Vec::new(),
+            list: FlowList::new(order),
             rtt_avg: 0.0,
             next_update: None,
             last_accept: None,
@@ -164,61 +117,21 @@ impl PdqSwitch {
         self.rtt_avg
     }
     pub fn position(&self, flow: SwitchFlow) -> Option<usize> {
-        self.list.iter().position(|e| e.flow == flow)
+        self.list.position(flow)
     }
     /// κ: flows in the list with a nonzero sending rate.
     pub fn kappa(&self) -> usize {
-        self.list.iter().filter(|e| e.rate > 0.0).count()
+        self.list.kappa()
     }
 
     /// The list bound: 2κ (§3.3.1), at least [`MIN_LIST`] (or unbounded,
-    /// `list = "unbounded"`), at most M. S3
-    /// keeps every flow it has seen (§4.3 orders the whole set).
+    /// `list = "unbounded"`), at most M.
     pub fn limit(&self) -> usize {
-        if matches!(self.order, ListOrder::S3(_)) {
-            return usize::MAX;
-        }
         let soft = if self.p.unbounded_list { usize::MAX } else { (2 * self.kappa()).max(MIN_LIST) };
         match self.p.max_flows {
             Some(m) => soft.min(m as usize),
             None => soft,
         }
-    }
-
-    fn key_of(&self, deadline: Time, crit: u64, flow: SwitchFlow) -> (u64, u64, u64) {
-        self.p.comparator.key(deadline, crit, flow)
-    }
-    fn entry_key(&self, e: &Entry) -> (u64, u64, u64) {
-        self.key_of(e.deadline, e.crit, e.flow)
-    }
-
-    fn remove(&mut self, flow: SwitchFlow) {
-        if let Some(i) = self.position(flow) {
-            self.list.remove(i);
-            if let ListOrder::S3(o) = &mut self.order {
-                o.invalidate();
-            }
-        }
-    }
-
-    /// Put entry `i` (whose key changed) back in order; returns its new index.
-    fn resort(&mut self, i: usize) -> usize {
-        let e = self.list.remove(i);
-        self.insert_sorted(e)
-    }
-
-    /// Insert in comparator order; under S3 append and re-arrange before the
-    /// next decision.
-    fn insert_sorted(&mut self, e: Entry) -> usize {
-        if let ListOrder::S3(o) = &mut self.order {
-            o.invalidate();
-            self.list.push(e);
-            return self.list.len() - 1;
-        }
-        let k = self.entry_key(&e);
-        let at = self.list.partition_point(|x| self.p.comparator.key(x.deadline, x.crit, x.flow) < k);
-        self.list.insert(at, e);
-        at
     }
 
     /// Average RTT in picoseconds (1 ms before any header was seen).
@@ -361,61 +274,42 @@ impl PdqSwitch {
         self.rate_controller(now, port);
         // "if P_H = other switch then remove the flow from the list; return"
         if h.pause_by != NOBODY && h.pause_by != self.id {
-            self.remove(flow);
+            self.list.remove(flow);
             return;
         }
         let i = match self.position(flow) {
-            Some(i) => {
-                // "Update the flow information: <D_i, T_i, RTT_i> = <D_H, T_H, RTT_H>"
-                let e = &mut self.list[i];
+            // "Update the flow information: <D_i, T_i, RTT_i> = <D_H, T_H, RTT_H>"
+            Some(i) => self.list.update(i, |e| {
                 e.seen = now;
                 e.deadline = h.deadline;
                 e.expected = h.expected.0;
                 e.rtt = h.rtt.0;
-                let moved = e.crit != h.crit;
                 e.crit = h.crit;
-                if moved {
-                    self.resort(i)
-                } else {
-                    i
-                }
-            }
+            }),
             None => {
-                let limit = self.limit();
-                let more_critical = || {
-                    self.list.last().is_some_and(|last| self.key_of(h.deadline, h.crit, flow) < self.entry_key(last))
+                // "Add the flow into the list with rate R_i = 0."
+                let e = Entry {
+                    flow,
+                    rate: 0.0,
+                    pause_by: if sending { NOBODY } else { self.id },
+                    deadline: h.deadline,
+                    expected: h.expected.0,
+                    rtt: h.rtt.0,
+                    crit: h.crit,
+                    seen: now,
                 };
-                if self.list.len() < limit || more_critical() {
-                    // "Add the flow into the list with rate R_i = 0."
-                    let i = self.insert_sorted(Entry {
-                        flow,
-                        rate: 0.0,
-                        pause_by: if sending { NOBODY } else { self.id },
-                        deadline: h.deadline,
-                        expected: h.expected.0,
-                        rtt: h.rtt.0,
-                        crit: h.crit,
-                        seen: now,
-                    });
-                    // "Remove the least critical flow from the list whenever the
-                    // list has more than [2]κ flows."
-                    while self.list.len() > limit.max(i + 1) {
-                        self.list.pop();
+                match self.list.admit(e, self.limit()) {
+                    Some(i) => i,
+                    None => {
+                        // "Set R_H to RCP fair share rate; if R_H = 0 then P_H = myID"
+                        let share = self.rcp_share(now, flow) as u64;
+                        self.decide(h, share.min(h.rate));
+                        return;
                     }
-                    i
-                } else {
-                    // "Set R_H to RCP fair share rate; if R_H = 0 then P_H = myID"
-                    let share = self.rcp_share(now, flow) as u64;
-                    self.decide(h, share.min(h.rate));
-                    return;
                 }
             }
         };
-        let rtt_avg = self.rtt_ps();
-        let i = match &mut self.order {
-            ListOrder::S3(o) => o.refresh(&mut self.list, now, rtt_avg, flow).unwrap_or(i),
-            ListOrder::Pairwise => i,
-        };
+        let i = self.list.refresh(now, self.rtt_ps(), i);
         let w = self.availbw(now, i).min(h.rate as f64) as u64;
         let not_sending = !self.list[i].sending();
         let dampened = w > 0 && not_sending && self.dampened(now, flow);
@@ -424,7 +318,7 @@ impl PdqSwitch {
                 self.last_accept = Some((now, flow));
             }
         } else {
-            self.list[i].pause_by = self.id;
+            self.list.update(i, |e| e.pause_by = self.id);
         }
     }
 
@@ -450,7 +344,7 @@ impl PdqSwitch {
     /// Algorithm 3, "PDQ Receiving ACK".
     pub fn on_reverse(&mut self, flow: SwitchFlow, h: &mut PdqHeader) {
         if h.pause_by != NOBODY && h.pause_by != self.id {
-            self.remove(flow);
+            self.list.remove(flow);
             if self.last_accept.is_some_and(|(_, f)| f == flow) {
                 self.last_accept = None;
             }
@@ -460,9 +354,10 @@ impl PdqSwitch {
         }
         match self.position(flow) {
             Some(i) => {
-                let e = &mut self.list[i];
-                e.pause_by = h.pause_by;
-                e.rate = h.rate as f64;
+                self.list.update(i, |e| {
+                    e.pause_by = h.pause_by;
+                    e.rate = h.rate as f64;
+                });
                 if let Some(p) = self.inter_probe(i, h.rtt.0) {
                     h.inter_probe = h.inter_probe.max(p);
                 }
@@ -480,23 +375,21 @@ impl PdqSwitch {
     }
 
     /// I_H for the flow at `index` of the list, in the flow's RTTs (`rtt`,
-    /// picoseconds): Suppressed Probing's X × index (§3.3.2), or S3's Eq. 2.
+    /// picoseconds), as the list's order sets it (PDQ: Suppressed Probing's
+    /// X × index, §3.3.2).
     fn inter_probe(&self, index: usize, rtt: u64) -> Option<f32> {
-        match &self.order {
-            ListOrder::Pairwise => self.p.probe_x.map(|x| (x * index as f64) as f32),
-            ListOrder::S3(o) => Some(o.inter_probe(index, self.rtt_ps(), rtt)),
-        }
+        self.list.inter_probe(index, self.rtt_ps(), rtt)
     }
 
     /// Put a hand-built entry into the list (tests walking the algorithms).
     pub fn insert_entry(&mut self, e: Entry) -> usize {
-        self.remove(e.flow);
-        self.insert_sorted(e)
+        self.list.remove(e.flow);
+        self.list.insert(e)
     }
 
     /// A TERM (our FIN) removes the flow's state.
     pub fn on_term(&mut self, flow: SwitchFlow) {
-        self.remove(flow);
+        self.list.remove(flow);
         self.rcp_seen.retain(|&(f, _)| f != flow);
     }
 

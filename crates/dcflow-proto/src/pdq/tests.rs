@@ -1,10 +1,11 @@
 //! Unit tests walking PDQ's Algorithms 1-3 on hand-built flow lists.
 
 use super::header::{PdqHeader, NOBODY};
-use super::switch::{Entry, PdqSwitch, SwitchParams};
+use super::switch::{PdqSwitch, SwitchParams};
 use super::{Comparator, EtRemaining, PdqConfig, PdqSender, Variant};
 use crate::agent::PortView;
 use crate::endpoint::{Endpoint, FlowInfo};
+use crate::flow_list::Entry;
 use crate::packet::{Packet, PacketKind, Sched};
 use dcflow_core::{Bytes, Dur, Rate, Time};
 

@@ -17,10 +17,11 @@
 //!   at full rate, a packet resent when its 2-RTT timer expires.
 //! - Receiver (§4.2): the shared [`crate::Receiver`] copies the header into
 //!   each ACK.
-//! - Switch (§4.3): PDQ's flow controller ([`crate::pdq::PdqSwitch`]: the flow
-//!   list, Availbw, the two-phase acceptance, the rate controller, RTT_avg)
-//!   ordered by S3's schedule instead of PDQ's pairwise comparator, with
-//!   Eq. 2's inter-probe time P_i = 0.2 RTT_avg I_i.
+//! - [`switch`] (§4.3): PDQ's flow controller ([`crate::pdq::PdqSwitch`]:
+//!   Availbw, the two-phase acceptance, the rate controller, RTT_avg) over
+//!   the flow list both share ([`crate::flow_list`]), ordered by S3's
+//!   schedule instead of PDQ's pairwise comparator, with Eq. 2's
+//!   inter-probe time P_i = 0.2 RTT_avg I_i.
 //!
 //! Every choice the paper leaves open is recorded, next to PDQ's choice for
 //! the same question, in docs/fidelity-s3.md.
@@ -28,7 +29,7 @@
 pub mod schedule;
 pub mod switch;
 
-pub use switch::s3_switch;
+pub use switch::{s3_switch, S3Order};
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! The S3 switch (§4.3): PDQ's per-port flow controller
-//! ([`PdqSwitch`]: the flow list, Availbw, the two-phase acceptance on the
-//! forward and reverse paths, Dampening, the rate controller, RTT_avg) with
-//! the list ordered by S3's schedule ([`super::schedule::arrange`]) instead
-//! of PDQ's pairwise comparator, and Eq. 2's inter-probe time.
+//! ([`PdqSwitch`]: Availbw, the two-phase acceptance on the forward and
+//! reverse paths, Dampening, the rate controller, RTT_avg) over the shared
+//! flow list ([`crate::flow_list`]), ordered by S3's schedule
+//! ([`super::schedule::arrange`]) instead of PDQ's pairwise comparator, and
+//! Eq. 2's inter-probe time.
 //!
 //! A flow at the head of the schedule keeps the header's rate as far as the
 //! port's capacity goes (PDQ's Availbw, Algorithm 2, without Early Start);
@@ -10,29 +11,28 @@
 
 use super::schedule::{arrange, FlowKey};
 use super::S3Config;
-use crate::pdq::switch::{Entry, ListOrder, SwitchFlow, SwitchParams};
-use crate::pdq::{Comparator, PdqConfig, PdqSwitch};
+use crate::flow_list::{Entry, ListOrder, SwitchFlow};
+use crate::pdq::{PdqConfig, PdqSwitch, SwitchParams};
 use dcflow_core::{Rate, Time};
 
 /// The switch agent for the port of link `link_id` with rate `link`.
 pub fn s3_switch(cfg: &S3Config, link_id: u32, link: Rate) -> PdqSwitch {
-    let pdq = PdqConfig::default();
     let p = SwitchParams {
         // PDQ's Early Start, off unless asked for (docs/fidelity-s3.md).
         k: cfg.early_start_k,
-        probe_x: None,
-        // PDQ's Dampening and smallest grant, as PDQ (docs/fidelity-s3.md).
-        dampening: pdq.dampening,
-        r_pdq: 1.0,
-        min_rate: pdq.min_rate,
-        max_flows: None,
-        comparator: Comparator::EdfSjf,
-        unbounded_list: false,
+        // §4.3 orders the whole set of a port's flows: the list keeps every
+        // flow it has seen.
+        unbounded_list: true,
+        // The rest as PDQ's defaults: Dampening, the smallest grant, the rate
+        // controller at the link rate, no hard limit M (docs/fidelity-s3.md).
+        // S3's order stands in for the comparator and Suppressed Probing.
+        ..SwitchParams::from_config(&PdqConfig::default())
     };
     PdqSwitch::with_order(p, ListOrder::S3(S3Order::new(cfg.probe_factor)), link_id + 1, link)
 }
 
-/// S3's order of a port's flow list and when it is recomputed.
+/// S3's order of a port's flow list and when it is recomputed
+/// ([`crate::flow_list::ListOrder::S3`]).
 pub struct S3Order {
     /// Eq. 2's constant (0.2).
     probe_factor: f64,

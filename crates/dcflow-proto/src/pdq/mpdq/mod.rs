@@ -10,7 +10,7 @@
 //!
 //! - Subflow `i` travels path `i` of the flow (the engine routes on
 //!   [`Packet::path`]); switches key their state on (flow, path)
-//!   ([`super::switch::subflow_id`]), so each subflow is a PDQ flow of its
+//!   ([`crate::flow_list::subflow_id`]), so each subflow is a PDQ flow of its
 //!   own with its own criticality: T_H = the subflow's remaining load / its
 //!   R_S^max, or (`subflow_criticality = "flow"`) the flow's remaining bytes
 //!   over the sum of its live subflows' R_S^max.
