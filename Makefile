@@ -14,7 +14,7 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: readme-images all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -64,6 +64,12 @@ stress:
 
 test-python: $(DEVELOP_STAMP)
 	$(BIN)/python -m pytest -q tests
+
+# Every number the docs quote that python/dcflow/claims.py registers,
+# recomputed; fails listing each one that moved beyond its tolerance
+# (make test runs the quick slice, tests/test_claims.py).
+claims: $(DEVELOP_STAMP)
+	$(BIN)/python -m dcflow.claims
 
 golden: $(DEVELOP_STAMP)
 	$(BIN)/python -m dcflow.golden

@@ -1,0 +1,147 @@
+"""Numbers in the docs, recomputed: every claim names the page and the
+verbatim text that quotes it, the command a reader runs to see it, and the
+tolerance within which it must still hold.
+
+    python -m dcflow.claims            # every claim (make claims)
+    python -m dcflow.claims --quick    # the quick slice (make test runs it)
+
+A claim fails when its page no longer holds its text (the doc moved away
+from the registry), or when the number recomputed from the code is off the
+quoted one by more than its relative tolerance (the code moved away from
+the doc). Runs are deterministic, so a tolerance is room for the small
+moves of unrelated changes, not for noise. A claim whose number moved is
+re-measured with its command and its text and value updated together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Claim", "CLAIMS", "NEW_USER_FATTREE", "check", "main"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# An ordinary workload (docs/fidelity.md, "The sender's own link"): a k = 4
+# fat-tree with the defaults, web-search sizes, Poisson all-to-all at load
+# 0.5, 2,000 flows, seed 1.
+NEW_USER_FATTREE: dict[str, Any] = {
+    "name": "new-user fat-tree",
+    "seed": 1,
+    "topology": {"kind": "fat_tree", "k": 4},
+    "workload": {
+        "pattern": "all_to_all",
+        "arrival": "poisson",
+        "load": 0.5,
+        "flows": 2000,
+        "size": {"dist": "cdf", "name": "web_search"},
+    },
+}
+
+
+@functools.cache
+def new_user_summary(protocol: str, engine: str = "packet") -> dict[str, Any]:
+    """The summary of `protocol` on [`NEW_USER_FATTREE`] (cached: several
+    claims read one run)."""
+    import dcflow
+
+    over = {"protocol": {"name": protocol}, "engine": engine}
+    return dict(dcflow.run(dcflow.Scenario({**NEW_USER_FATTREE, **over})).summary)
+
+
+def _ms(protocol: str) -> Callable[[], float]:
+    return lambda: new_user_summary(protocol)["fct_mean_s"] * 1e3
+
+
+def _small_slowdown(protocol: str) -> Callable[[], float]:
+    return lambda: new_user_summary(protocol)["slowdown_mean[<=100KB]"]
+
+
+def _drop_percent(protocol: str) -> Callable[[], float]:
+    def measure() -> float:
+        s = new_user_summary(protocol)
+        return 100.0 * s["packets_dropped"] / max(s["packets_sent"], 1)
+
+    return measure
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One number a page quotes."""
+
+    doc: str
+    """The page, relative to the repository."""
+    text: str
+    """Verbatim in the page; it holds the number as `value`."""
+    value: float
+    measure: Callable[[], float]
+    command: str
+    """What a reader runs to see the number."""
+    tolerance: float = 0.05
+    """Largest relative difference that still holds (absolute below 1e-9)."""
+    quick: bool = False
+    """Part of the slice `make test` runs (a few seconds each)."""
+
+    def holds(self, got: float) -> bool:
+        return abs(got - self.value) <= self.tolerance * max(abs(self.value), 1e-9)
+
+
+NEW_USER = "bench/new_user_fattree.py"
+FIDELITY = "docs/fidelity.md"
+
+CLAIMS: list[Claim] = [
+    # docs/fidelity.md, "An ordinary workload, before and after": the after
+    # column of each protocol's row.
+    Claim(FIDELITY, "| rcp (= d3 without deadlines) | 103.4 ms | 84.3 ms |", 84.3, _ms("rcp"), NEW_USER, quick=True),
+    Claim(FIDELITY, "| 47.7 / 595.8 | 9.7 / 67.1 |", 9.7, _small_slowdown("rcp"), NEW_USER, quick=True),
+    Claim(FIDELITY, "| 1.77% | 0.01% |", 0.01, _drop_percent("rcp"), NEW_USER, tolerance=1.0, quick=True),
+    Claim(FIDELITY, "| pdq | 116.0 ms | 74.3 ms |", 74.3, _ms("pdq"), NEW_USER),
+    Claim(FIDELITY, "| 39.3 / 332.6 | 8.05 / 62.9 |", 8.05, _small_slowdown("pdq"), NEW_USER),
+    Claim(FIDELITY, "| 1.21% | 0.09% |", 0.09, _drop_percent("pdq"), NEW_USER, tolerance=0.2),
+    Claim(FIDELITY, "| s3 | 157.2 ms | 77.2 ms |", 77.2, _ms("s3"), NEW_USER),
+    Claim(FIDELITY, "| 68.8 / 1,082 | 7.12 / 49.5 |", 7.12, _small_slowdown("s3"), NEW_USER),
+    Claim(FIDELITY, "| merp | 277.2 ms | 228.8 ms |", 228.8, _ms("merp"), NEW_USER),
+    Claim(FIDELITY, "| dctcp | 58.3 ms | = | 8.10 / 22.7 |", 8.10, _small_slowdown("dctcp"), NEW_USER),
+    Claim(FIDELITY, "| fair (flow level) | 54.0 ms |", 54.0, lambda: new_user_summary("fair", "fluid")["fct_mean_s"] * 1e3, NEW_USER),
+    Claim(FIDELITY, "| srpt (flow level) | 45.2 ms |", 45.2, lambda: new_user_summary("srpt", "fluid")["fct_mean_s"] * 1e3, NEW_USER),
+]
+
+
+def check(claims: Sequence[Claim], out=sys.stdout) -> list[str]:
+    """Check `claims`; one line per failure (empty when all hold)."""
+    failures = []
+    pages: dict[str, str] = {}
+    for c in claims:
+        page = pages.setdefault(c.doc, (ROOT / c.doc).read_text(encoding="utf-8"))
+        where = f"{c.doc}: {c.text!r}"
+        if c.text not in page:
+            failures.append(f"{where}: the page no longer holds this text")
+            continue
+        got = c.measure()
+        verdict = "ok" if c.holds(got) else "MOVED"
+        print(f"{verdict:5s} {c.value:g} -> {got:.4g} (±{c.tolerance:.0%})  {where}  [{c.command}]", file=out, flush=True)
+        if verdict != "ok":
+            failures.append(f"{where}: quoted {c.value:g}, the code gives {got:.4g} (tolerance {c.tolerance:.0%}); re-measure with {c.command}")
+    return failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m dcflow.claims", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="only the quick slice")
+    args = ap.parse_args(argv)
+    claims = [c for c in CLAIMS if c.quick or not args.quick]
+    failures = check(claims)
+    print(f"{len(claims) - len(failures)} of {len(claims)} claims hold")
+    for f in failures:
+        print(f"FAILED {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
