@@ -54,6 +54,29 @@ def new_user_summary(protocol: str, engine: str = "packet") -> dict[str, Any]:
     return dict(dcflow.run(dcflow.Scenario({**NEW_USER_FATTREE, **over})).summary)
 
 
+@functools.cache
+def catalog_table(entry: str) -> tuple[dict[str, str], ...]:
+    """The rows of catalog entry `entry`'s CSV (`dcflow repro run ENTRY`),
+    run once per entry with one worker."""
+    import csv
+    import tempfile
+
+    from dcflow.repro import run_entry
+
+    with tempfile.TemporaryDirectory() as out:
+        result = run_entry(entry, out, workers=1, progress=False)
+        with open(result["csv"], newline="", encoding="utf-8") as f:
+            return tuple(csv.DictReader(f))
+
+
+def _catalog(entry: str, series: str, x: float, metric: str) -> Callable[[], float]:
+    def measure() -> float:
+        rows = [r for r in catalog_table(entry) if (r["series"], float(r["x"]), r["metric"]) == (series, x, metric)]
+        return float(rows[0]["value"])
+
+    return measure
+
+
 def _ms(protocol: str) -> Callable[[], float]:
     return lambda: new_user_summary(protocol)["fct_mean_s"] * 1e3
 
@@ -109,6 +132,20 @@ CLAIMS: list[Claim] = [
     Claim(FIDELITY, "| dctcp | 58.3 ms | = | 8.10 / 22.7 |", 8.10, _small_slowdown("dctcp"), NEW_USER),
     Claim(FIDELITY, "| fair (flow level) | 54.0 ms |", 54.0, lambda: new_user_summary("fair", "fluid")["fct_mean_s"] * 1e3, NEW_USER),
     Claim(FIDELITY, "| srpt (flow level) | 45.2 ms |", 45.2, lambda: new_user_summary("srpt", "fluid")["fct_mean_s"] * 1e3, NEW_USER),
+]
+
+
+MERP_FIG5 = "dcflow repro run merp-fig5 -o DIR --workers 1"
+CLAIMS += [
+    # docs/fidelity.md, MERP Fig. 5 at loads 0.2 and 0.8.
+    Claim(FIDELITY, "| MERP | 2.9 | 3.13 | 4.37 | 7.98 | 20.8 | 32.8 | 47.7 | 58.1 |", 3.13,
+          _catalog("merp-fig5", "MERP", 0.2, "max expansion ratio"), MERP_FIG5),
+    Claim(FIDELITY, "| MERP | 2.9 | 3.13 | 4.37 | 7.98 | 20.8 | 32.8 | 47.7 | 58.1 |", 58.1,
+          _catalog("merp-fig5", "MERP", 0.8, "max expansion ratio"), MERP_FIG5),
+    Claim(FIDELITY, "| pFabric | 2.47 | 3.47 | 5.17 | 6.86 | 10.1 | 16.5 | 22.7 | 38.5 |", 38.5,
+          _catalog("merp-fig5", "pFabric", 0.8, "max expansion ratio"), MERP_FIG5),
+    Claim(FIDELITY, "| MERP | 1.11 | 1.23 | 1.42 | 1.94 | 5.29 | 9.05 | 14.2 | 18.7 |", 18.7,
+          _catalog("merp-fig5", "MERP", 0.8, "mean expansion ratio"), MERP_FIG5),
 ]
 
 
