@@ -246,7 +246,8 @@ impl AgreementCell {
         self.completed = (packet.summary.flows_completed, fluid.summary.flows_completed, p.len() as u64);
         let ms = |s: Option<f64>| s.map(|s| s * 1e3);
         self.fct_mean_ms = Both::of(ms(ps.fct_mean_s), ms(fs.fct_mean_s));
-        self.slowdown = ps.size_buckets.0.iter().zip(&fs.size_buckets.0).map(|(a, b)| (a.label.clone(), Both::of(a.slowdown_mean, b.slowdown_mean))).collect();
+        let buckets = ps.size_buckets.0.iter().zip(&fs.size_buckets.0);
+        self.slowdown = buckets.map(|(a, b)| (a.label.clone(), Both::of(a.slowdown_mean, b.slowdown_mean))).collect();
         self.expansion = self.pair.expansion_bound.and(Both::of(ps.slowdown_max, fs.slowdown_max));
         if self.pair.deadlines {
             self.deadline_met = Both::of(packet.summary.app_throughput, fluid.summary.app_throughput);
@@ -299,6 +300,7 @@ pub fn run_matrix(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{flow, output};
 
     /// Every pair names a packet protocol of the stress matrix and a
     /// protocol the fluid engine runs, on flows it accepts.
@@ -310,6 +312,32 @@ mod tests {
             parse(&s.flows_for(p).fluid_toml(&format!("name = \"{}\"", p.fluid)));
         }
         assert_eq!(scenarios().len(), FABRICS.len() * LOADS.len() * SIZES.len());
+    }
+
+    /// The mean FCT covers the flows completed in both engines; a packet
+    /// flow still open at the stop, and flows that differ, fail the cell.
+    #[test]
+    fn a_cell_compares_the_flows_completed_in_both() {
+        let rcp = pair_named("rcp").unwrap();
+        let packet = output(vec![flow(0, Some(0.002), 100_000, false), flow(1, Some(0.004), 100_000, false), flow(2, None, 0, false)], 0);
+        let fluid = output((0..3).map(|i| flow(i, Some(0.001 * (i + 1) as f64), 100_000, false)).collect(), 0);
+        let mut c = AgreementCell::new(rcp, "s".into());
+        c.compare(&packet, &fluid, Dur::ms(10));
+        assert_eq!(c.completed, (2, 3, 2));
+        assert_eq!(c.fct_mean_ms, Some(Both { packet: 3.0, fluid: 1.5 }));
+        assert_eq!(c.slowdown[0], ("<=100KB".to_string(), Some(Both { packet: 3.0, fluid: 1.5 })));
+        assert_eq!(
+            c.failures,
+            [
+                "1 packet flows still open at the stop (10.0 ms, the stress matrix's end bound; run completed)",
+                "mean FCT (ms): packet 3.00 / flow level 1.50 = 2.00 > 1.15"
+            ]
+        );
+        let mut other = fluid.flows.clone();
+        other[1].size_bytes += 1;
+        let mut c = AgreementCell::new(rcp, "s".into());
+        c.compare(&packet, &output(other, 0), Dur::ms(10));
+        assert_eq!(c.failures, ["the engines ran different flows"]);
     }
 
     /// A ratio over the bound fails the cell; one at or under it, or a

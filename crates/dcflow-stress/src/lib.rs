@@ -210,6 +210,38 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, f: &(dyn Fn(&T) -
     results.into_inner().expect("workers ended").into_iter().map(|r| r.expect("every item ran")).collect()
 }
 
+/// Flows and runs made up for the unit tests of the checks and comparisons.
+#[cfg(test)]
+pub(crate) mod testing {
+    use dcflow_scenario::{FlowRecord, RunOutput, RunStats, Summary};
+
+    /// A 100 KB flow from host 1 to 0 starting at 0, whose ideal FCT is 1 ms.
+    pub fn flow(id: u32, fct: Option<f64>, delivered: u64, terminated: bool) -> FlowRecord {
+        FlowRecord {
+            id,
+            src: 1,
+            dst: 0,
+            size_bytes: 100_000,
+            start_s: 0.0,
+            deadline_s: None,
+            finish_s: fct,
+            fct_s: fct,
+            ideal_fct_s: 0.001,
+            slowdown: fct.map(|f| f / 0.001),
+            met_deadline: None,
+            terminated,
+            bytes_delivered: delivered,
+            no_path: false,
+        }
+    }
+
+    /// A run of `flows` that sent `packets_sent` packets and ended at 10 ms.
+    pub fn output(flows: Vec<FlowRecord>, packets_sent: u64) -> RunOutput {
+        let stats = RunStats { packets_sent, sim_time_s: 0.01, ..RunStats::default() };
+        RunOutput { summary: Summary::from_flows(&flows, &stats), flows, timeseries: None }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

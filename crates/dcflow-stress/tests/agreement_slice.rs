@@ -1,5 +1,5 @@
 //! The slice of the agreement matrix that `make test` runs (in release,
-//! about 20 s on 2 cores): every pair on the k = 4 fat-tree at load 0.6
+//! about 10 s on 2 cores): every pair on the k = 4 fat-tree at load 0.6
 //! with web-search sizes, and on the leaf-spine at load 0.3 with capped
 //! data-mining sizes. `make stress` runs the whole matrix (docs/stress.md,
 //! "Agreement with the flow level").
