@@ -50,15 +50,18 @@ test: test-rust test-stress test-python
 test-rust:
 	cargo test --workspace --quiet
 
-# A slice of the stress matrix (issue 12), in release: debug is too slow for
-# it. The release profile is the one `maturin develop --release` builds, so
-# the engine crates compiled for the extension are reused.
+# A slice of the stress matrix (issue 12) and of the agreement matrix, in
+# release: debug is too slow for them. The release profile is the one
+# `maturin develop --release` builds, so the engine crates compiled for the
+# extension are reused. --no-fail-fast: one failing slice does not hide the
+# other's result.
 test-stress:
-	cargo test --release --quiet -p dcflow-stress --test slice
+	cargo test --release --quiet --no-fail-fast -p dcflow-stress --test slice --test agreement_slice
 
 # The whole stress matrix (docs/stress.md): every protocol on incast, Poisson
-# and lossy scenarios, on 2 threads; rewrites the table in docs/stress.md and
-# fails listing every violated check.
+# and lossy scenarios, then the agreement matrix (packet vs flow level), on 2
+# threads; rewrites both tables in docs/stress.md and fails listing every
+# violated check and bound.
 stress:
 	cargo run --release --quiet -p dcflow-stress
 

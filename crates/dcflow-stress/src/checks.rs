@@ -133,31 +133,7 @@ fn same_run(a: &RunOutput, b: &RunOutput) -> bool {
 mod tests {
     use super::*;
     use crate::matrix::protocol_named;
-    use dcflow_scenario::{FlowRecord, RunStats};
-
-    fn flow(id: u32, fct: Option<f64>, delivered: u64, terminated: bool) -> FlowRecord {
-        FlowRecord {
-            id,
-            src: 1,
-            dst: 0,
-            size_bytes: 100_000,
-            start_s: 0.0,
-            deadline_s: None,
-            finish_s: fct,
-            fct_s: fct,
-            ideal_fct_s: 0.001,
-            slowdown: fct.map(|f| f / 0.001),
-            met_deadline: None,
-            terminated,
-            bytes_delivered: delivered,
-            no_path: false,
-        }
-    }
-
-    fn output(flows: Vec<FlowRecord>, packets_sent: u64) -> RunOutput {
-        let stats = RunStats { packets_sent, sim_time_s: 0.01, ..RunStats::default() };
-        RunOutput { summary: Summary::from_flows(&flows, &stats), flows, timeseries: None }
-    }
+    use crate::testing::{flow, output};
 
     #[test]
     fn a_clean_run_passes_and_each_fault_is_named() {

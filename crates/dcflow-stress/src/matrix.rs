@@ -107,14 +107,19 @@ impl StressScenario {
 
     /// The same flows under ideal max-min fair sharing (the fluid engine).
     pub fn fair_toml(&self) -> String {
-        format!("seed = {SEED}\nengine = \"fluid\"\n[protocol]\nname = \"fair\"\n{}", self.sections)
+        self.fluid_toml("name = \"fair\"")
+    }
+
+    /// The same flows on the fluid engine, under the `[protocol]` keys `keys`.
+    pub fn fluid_toml(&self, keys: &str) -> String {
+        format!("seed = {SEED}\nengine = \"fluid\"\n[protocol]\n{keys}\n{}", self.sections)
     }
 }
 
 /// PDQ §5.1's deadline-constrained flows: sizes uniform on [2 KB, 198 KB].
 const SIZES: &str = "size = { dist = \"uniform\", min = \"2KB\", max = \"198KB\" }";
 /// D3 §6.1.1's deadlines: exponential with mean 20 ms, at least 3 ms.
-const DEADLINES: &str = "deadline = { dist = \"exponential\", mean = \"20ms\", min = \"3ms\" }";
+pub const DEADLINES: &str = "deadline = { dist = \"exponential\", mean = \"20ms\", min = \"3ms\" }";
 
 /// `senders` simultaneous flows into host 0 of a 1 Gbps star.
 pub fn incast(senders: u32, deadlines: bool, lossy: bool) -> StressScenario {
@@ -131,19 +136,23 @@ pub fn incast(senders: u32, deadlines: bool, lossy: bool) -> StressScenario {
     }
 }
 
-/// The two multi-switch topologies of the Poisson scenarios.
+/// The multi-switch topologies of the Poisson scenarios, all with 1 Gbps links.
 #[derive(Clone, Copy, Debug)]
 pub enum Fabric {
     /// The default tree: 4 racks of 3 hosts under one root (PDQ §5.1).
     Tree,
+    /// A leaf-spine: 4 leaves of 4 hosts, 2 spines (2:1 oversubscribed
+    /// leaves). The agreement matrix only.
+    LeafSpine,
     /// A k = 4 fat-tree: 16 hosts, 4 core switches.
     FatTree,
 }
 
 impl Fabric {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Fabric::Tree => "tree",
+            Fabric::LeafSpine => "leafspine",
             Fabric::FatTree => "fattree",
         }
     }
@@ -151,18 +160,26 @@ impl Fabric {
     fn topology(self) -> &'static str {
         match self {
             Fabric::Tree => "[topology]\nkind = \"tree\"\n",
+            Fabric::LeafSpine => "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nhosts_per_leaf = 4\nspines = 2\n",
             Fabric::FatTree => "[topology]\nkind = \"fat_tree\"\nk = 4\n",
         }
     }
 }
 
+/// `[topology]` and `[workload]` of `flows` flows between uniformly random
+/// hosts of `fabric`, arriving as a Poisson process that offers `load` of
+/// the access links, with sizes `size` (a `size = ...` line).
+pub fn all_to_all(fabric: Fabric, load: f64, flows: u32, size: &str) -> String {
+    format!(
+        "{}[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\nload = {load}\nflows = {flows}\n{size}\n",
+        fabric.topology()
+    )
+}
+
 /// [`POISSON_FLOWS`] flows between uniformly random hosts, arriving as a
 /// Poisson process that offers `load` of the access links.
 pub fn poisson(fabric: Fabric, load: f64, lossy: bool) -> StressScenario {
-    let base = format!(
-        "{}[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\nload = {load}\nflows = {POISSON_FLOWS}\n{SIZES}\n",
-        fabric.topology()
-    );
+    let base = all_to_all(fabric, load, POISSON_FLOWS, SIZES);
     let faults = if lossy { access_link_loss(&base) } else { String::new() };
     StressScenario { label: format!("{}-{load}{}", fabric.label(), lossy_suffix(lossy)), sections: base + &faults, events: String::new() }
 }

@@ -5,8 +5,7 @@
 //! and pFabric on the 500-sender incast. `make stress` runs the whole matrix.
 
 use dcflow_stress::matrix::{self, StressScenario};
-use dcflow_stress::{run_matrix, CellResult};
-use std::collections::BTreeSet;
+use dcflow_stress::{run_matrix, slice_complaints, CellResult};
 
 /// Cells of the slice that fail today, as (protocol, scenario), each with its
 /// measured reason; the test says so when a listed cell passes, so that it
@@ -57,20 +56,6 @@ fn the_slice_passes_but_for_the_known_failures() {
     cells.extend(run(&every, matrix::link_failure(0.6)));
     cells.extend(run(INCAST_500, matrix::incast(500, true, false)));
 
-    let known: BTreeSet<(&str, &str)> = KNOWN_FAILURES.iter().copied().collect();
-    let mut complaints = Vec::new();
-    for c in &cells {
-        let listed = known.contains(&(c.protocol, c.scenario.as_str()));
-        match (c.failures.is_empty(), listed) {
-            (false, false) => complaints.push(format!("{} on {}: {}", c.protocol, c.scenario, c.failures.join("; "))),
-            (true, true) => complaints.push(format!(
-                "{} on {} passes now: remove it from KNOWN_FAILURES (issue 12)",
-                c.protocol, c.scenario
-            )),
-            _ => {}
-        }
-    }
-    let ran: BTreeSet<(&str, &str)> = cells.iter().map(|c| (c.protocol, c.scenario.as_str())).collect();
-    complaints.extend(known.difference(&ran).map(|(p, s)| format!("KNOWN_FAILURES lists {p} on {s}, not in the slice")));
+    let complaints = slice_complaints(&cells, KNOWN_FAILURES);
     assert!(complaints.is_empty(), "stress slice:\n{}", complaints.join("\n"));
 }

@@ -91,7 +91,7 @@ pub enum SizeKind {
 
 /// `size = { dist = ..., ... }`. Keys per `dist`: fixed `value`; uniform
 /// `min, max`; exponential `mean`; pareto `mean, shape`; cdf `name` or `file`
-/// (with its `format`).
+/// (with its `format`), and optionally `max` (sizes above it become `max`).
 /// Default: uniform on [2KB, 198KB], PDQ §5.1's deadline-constrained flows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

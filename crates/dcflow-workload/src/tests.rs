@@ -227,6 +227,22 @@ fn cdf_file_sizes_follow_the_file() {
     assert!(e.message.contains("row 1"), "{}", e.message);
 }
 
+/// `size.max` caps a CDF's sizes, and the Poisson load counts the capped
+/// mean: data mining capped at 30 MB has a mean of about 1.45 MB, not 7.47 MB.
+#[test]
+fn capped_cdf_sizes_and_their_load() {
+    let text = "pattern = \"all_to_all\"\narrival = \"poisson\"\nload = 0.5\nflows = 20000\n";
+    let capped = cfg(&format!("{text}size = {{ dist = \"cdf\", name = \"data_mining\", max = \"30MB\" }}"));
+    let full = cfg(&format!("{text}size = {{ dist = \"cdf\", name = \"data_mining\" }}"));
+    let mean = EmpiricalCdf::builtin(CdfName::DataMining).capped(30e6).mean();
+    assert!((1.4e6..1.5e6).contains(&mean), "{mean}");
+    let rate = |c: &WorkloadConfig| c.arrival_rate(&ctx(10)).unwrap().unwrap();
+    assert!((rate(&capped) - 0.5 * 10.0 * 1e9 / (8.0 * mean)).abs() < 1e-6);
+    let (a, b) = (generate(&capped, &[], &ctx(10), 7).unwrap(), generate(&full, &[], &ctx(10), 7).unwrap());
+    assert!(a.iter().zip(&b).all(|(a, b)| a.size == b.size.min(Bytes::mb(30))), "same draws, capped");
+    assert!(b.iter().any(|f| f.size > Bytes::mb(30)) && a.iter().any(|f| f.size == Bytes::mb(30)));
+}
+
 #[test]
 fn every_validation_error_names_its_key() {
     let cases = [
@@ -248,6 +264,10 @@ fn every_validation_error_names_its_key() {
             "workload.size.shape",
         ),
         ("size = { dist = \"cdf\" }", "workload.size.name"),
+        (
+            "size = { dist = \"cdf\", name = \"data_mining\", max = \"0B\" }",
+            "workload.size.max",
+        ),
         (
             "size = { dist = \"cdf\", file = \"/nonexistent/cdf.csv\" }",
             "workload.size.file",

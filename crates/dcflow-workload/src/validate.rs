@@ -70,7 +70,7 @@ impl SizeConfig {
             SizeKind::Uniform => &["min", "max"],
             SizeKind::Exponential => &["mean"],
             SizeKind::Pareto => &["mean", "shape"],
-            SizeKind::Cdf => &["name", "file", "format"],
+            SizeKind::Cdf => &["name", "file", "format", "max"],
         };
         let present = [
             ("value", self.value.is_some()),
@@ -121,43 +121,50 @@ impl SizeConfig {
                 )?;
                 SizeDist::Pareto { mean, shape }
             }
-            SizeKind::Cdf => match (self.name, &self.file) {
-                (Some(name), None) => {
-                    forbid("size.format", self.format.is_some(), "to a built-in CDF (size.name); it is the layout of size.file")?;
-                    SizeDist::Cdf(EmpiricalCdf::builtin(name))
+            SizeKind::Cdf => {
+                let cdf = self.cdf(&why)?;
+                match self.max {
+                    Some(max) => SizeDist::Cdf(cdf.capped(positive(max, "size.max")?.0 as f64)),
+                    None => SizeDist::Cdf(cdf),
                 }
-                (None, Some(file)) => {
-                    let text = std::fs::read_to_string(file).map_err(|e| {
-                        err("size.file", format!("cannot read {}: {e}", file.display()))
-                    })?;
-                    let format = self.format.unwrap_or_default();
-                    let cdf = EmpiricalCdf::parse(&text, format).map_err(|e| {
-                        let read_as = self.format.map_or(String::new(), |f| format!(" (read as size.format = \"{}\")", f.name()));
-                        err("size.file", format!("{}: {e}{read_as}", file.display()))
-                    })?;
-                    ensure(
-                        cdf.mean() >= 1.0,
-                        "size.file",
-                        "the mean size must be at least 1B",
-                    )?;
-                    SizeDist::Cdf(cdf)
-                }
-                (Some(_), Some(_)) => {
-                    return Err(err(
-                        "size.file",
-                        "give either size.name or size.file, not both",
-                    ))
-                }
-                (None, None) => {
-                    return Err(err(
-                        "size.name",
-                        format!(
-                        "is required {why}: \"web_search\" | \"data_mining\" (or give size.file)"
-                    ),
-                    ))
-                }
-            },
+            }
         })
+    }
+
+    /// The CDF of `name` or `file`, before `max` caps it.
+    fn cdf(&self, why: &str) -> Result<EmpiricalCdf, ConfigError> {
+        match (self.name, &self.file) {
+            (Some(name), None) => {
+                forbid("size.format", self.format.is_some(), "to a built-in CDF (size.name); it is the layout of size.file")?;
+                Ok(EmpiricalCdf::builtin(name))
+            }
+            (None, Some(file)) => {
+                let text = std::fs::read_to_string(file).map_err(|e| {
+                    err("size.file", format!("cannot read {}: {e}", file.display()))
+                })?;
+                let format = self.format.unwrap_or_default();
+                let cdf = EmpiricalCdf::parse(&text, format).map_err(|e| {
+                    let read_as = self.format.map_or(String::new(), |f| format!(" (read as size.format = \"{}\")", f.name()));
+                    err("size.file", format!("{}: {e}{read_as}", file.display()))
+                })?;
+                ensure(
+                    cdf.mean() >= 1.0,
+                    "size.file",
+                    "the mean size must be at least 1B",
+                )?;
+                Ok(cdf)
+            }
+            (Some(_), Some(_)) => Err(err(
+                "size.file",
+                "give either size.name or size.file, not both",
+            )),
+            (None, None) => Err(err(
+                "size.name",
+                format!(
+                    "is required {why}: \"web_search\" | \"data_mining\" (or give size.file)"
+                ),
+            )),
+        }
     }
 }
 
