@@ -9,9 +9,17 @@
 //! the least critical flow, and the inter-probe time a flow's place gives
 //! it. The switch only calls [`FlowList`]'s methods, so a further order is a
 //! variant here and leaves the flow controller alone.
+//!
+//! The list also keeps the flows it gave no place (§3.3.1: "the remaining
+//! flows are not remembered by the switch, until they become sufficiently
+//! critical"), one entry each while they still probe: how many there are is
+//! the n of the RCP fallback's fair share (§3.3.1), and where each stands in
+//! the pairwise order is its Index(ℓ) for Suppressed Probing (§3.3.2), whose
+//! "(1/X) Σ_{k=1}^n 1/k = O(log n)" probes per RTT for n paused flows needs
+//! indices up to n, beyond the list's 2κ.
 
-use crate::pdq::header::NOBODY;
-use crate::pdq::Comparator;
+use crate::pdq::header::{PdqHeader, NOBODY};
+use crate::pdq::{Comparator, UnlistedIndex};
 use crate::s3::S3Order;
 use dcflow_core::{FlowId, Time};
 use std::ops::Deref;
@@ -64,8 +72,9 @@ impl Entry {
 pub enum ListOrder {
     /// PDQ §3.3: by the pairwise `comparator`, kept sorted on every
     /// insertion; Suppressed Probing's I_H = X × index (§3.3.2) when
-    /// `probe_x` (X, in RTTs) is set.
-    Pairwise { comparator: Comparator, probe_x: Option<f64> },
+    /// `probe_x` (X, in RTTs) is set, a flow outside the list at the index
+    /// `unlisted_index` gives it.
+    Pairwise { comparator: Comparator, probe_x: Option<f64>, unlisted_index: UnlistedIndex },
     /// S3 §4.3: by S3's set-level schedule, recomputed over the whole list,
     /// with Eq. 2's inter-probe time.
     S3(S3Order),
@@ -76,6 +85,30 @@ pub enum ListOrder {
 pub struct FlowList {
     entries: Vec<Entry>,
     order: ListOrder,
+    /// The flows [`FlowList::admit`] gave no place, seen recently.
+    unlisted: Vec<Unlisted>,
+}
+
+/// A flow outside the list, as last seen.
+#[derive(Clone, Copy, Debug)]
+struct Unlisted {
+    /// Its last packet's fields (`seen`: when).
+    entry: Entry,
+    /// The inter-probing time its last reply carried past this port, in
+    /// RTTs (0 before the first).
+    probe_rtts: f32,
+}
+
+impl Unlisted {
+    /// Whether it still counts at `now`: for RCP_dc's window of 4 average
+    /// RTTs after its last packet or, for a flow told to probe every I RTTs,
+    /// twice that plus an RTT for the probe's way (a listed flow's rule,
+    /// `PdqSwitch::still_probing`). A flow deep in the order probes rarely
+    /// and must still count for the flows behind it.
+    fn counts(&self, now: Time, rtt_avg_ps: f64) -> bool {
+        let rtts = (2.0 * (self.probe_rtts as f64).max(1.0) + 1.0).max(4.0);
+        (now.0.saturating_sub(self.entry.seen.0) as f64) <= rtts * rtt_avg_ps
+    }
 }
 
 impl Deref for FlowList {
@@ -87,7 +120,7 @@ impl Deref for FlowList {
 
 impl FlowList {
     pub fn new(order: ListOrder) -> FlowList {
-        FlowList { entries: Vec::new(), order }
+        FlowList { entries: Vec::new(), order, unlisted: Vec::new() }
     }
 
     pub fn position(&self, flow: SwitchFlow) -> Option<usize> {
@@ -99,7 +132,10 @@ impl FlowList {
         self.entries.iter().filter(|e| e.rate > 0.0).count()
     }
 
+    /// The flow leaves the port's state, listed or not (paused by another
+    /// switch, or done).
     pub fn remove(&mut self, flow: SwitchFlow) {
+        self.unlisted.retain(|u| u.entry.flow != flow);
         if let Some(i) = self.position(flow) {
             self.entries.remove(i);
             if let ListOrder::S3(o) = &mut self.order {
@@ -131,8 +167,9 @@ impl FlowList {
     /// when it is more critical than the least critical one, which then
     /// leaves ("Remove the least critical flow from the list whenever the
     /// list has more than \[2\]κ flows", §3.3.1). Returns its index, or None
-    /// when it gets no place.
-    pub fn admit(&mut self, e: Entry, limit: usize) -> Option<usize> {
+    /// when it gets no place: it then counts among the unlisted flows, and
+    /// those silent for too long (at `rtt_avg_ps`, picoseconds) no more.
+    pub fn admit(&mut self, e: Entry, limit: usize, rtt_avg_ps: f64) -> Option<usize> {
         let place = self.entries.len() < limit
             || match &self.order {
                 ListOrder::Pairwise { comparator, .. } => {
@@ -142,7 +179,10 @@ impl FlowList {
                 // push out (S3's switch keeps every flow it has seen).
                 ListOrder::S3(_) => false,
             };
+        let was = self.unlisted.iter().position(|u| u.entry.flow == e.flow).map(|i| self.unlisted.swap_remove(i));
         if !place {
+            self.unlisted.retain(|u| u.counts(e.seen, rtt_avg_ps));
+            self.unlisted.push(Unlisted { entry: e, probe_rtts: was.map_or(0.0, |u| u.probe_rtts) });
             return None;
         }
         let i = self.insert(e);
@@ -181,6 +221,36 @@ impl FlowList {
         match &self.order {
             ListOrder::Pairwise { probe_x, .. } => probe_x.map(|x| (x * index as f64) as f32),
             ListOrder::S3(o) => Some(o.inter_probe(index, rtt_avg_ps, rtt_ps)),
+        }
+    }
+
+    /// How many flows outside the list the port knows of: n of the RCP
+    /// fallback's fair share (§3.3.1).
+    pub fn unlisted(&self) -> usize {
+        self.unlisted.len()
+    }
+
+    /// Suppressed Probing on the reply `h` of `flow`, which this port paused
+    /// without a place in the list: I_H = max{I_H, X × Index(ℓ)} (§3.3.2) as
+    /// [`FlowList::inter_probe`] sets it, where Index(ℓ) is the list's length
+    /// plus, with `unlisted_index = "rank"`, the unlisted flows more critical
+    /// than `h`'s: the k-th most critical of the port's flows probes every
+    /// X × k RTTs. That I_H is how often the flow probes: it counts for
+    /// twice as long after its last packet.
+    pub fn probe_unlisted(&mut self, flow: SwitchFlow, h: &mut PdqHeader, rtt_avg_ps: f64) {
+        let ahead = match &self.order {
+            ListOrder::Pairwise { comparator, unlisted_index: UnlistedIndex::Rank, .. } => {
+                let k = comparator.key(h.deadline, h.crit, flow);
+                self.unlisted.iter().filter(|u| u.entry.key(*comparator) < k).count()
+            }
+            // S3 keeps every flow in its list: none is unlisted.
+            ListOrder::Pairwise { unlisted_index: UnlistedIndex::ListEnd, .. } | ListOrder::S3(_) => 0,
+        };
+        if let Some(p) = self.inter_probe(self.entries.len() + ahead, rtt_avg_ps, h.rtt.0) {
+            h.inter_probe = h.inter_probe.max(p);
+            if let Some(u) = self.unlisted.iter_mut().find(|u| u.entry.flow == flow) {
+                u.probe_rtts = h.inter_probe;
+            }
         }
     }
 }

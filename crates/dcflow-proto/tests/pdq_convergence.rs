@@ -20,7 +20,7 @@ use dcflow_core::{Dur, Rate, Time};
 use dcflow_proto::agent::PortView;
 use dcflow_proto::pdq::header::{PdqHeader, NOBODY};
 use dcflow_proto::pdq::switch::{PdqSwitch, SwitchParams};
-use dcflow_proto::pdq::Comparator;
+use dcflow_proto::pdq::{Comparator, UnlistedIndex};
 use dcflow_core::mix64;
 
 /// A small deterministic generator (splitmix over `mix64`).
@@ -115,6 +115,7 @@ fn run_case(seed: u64) -> usize {
         max_flows: None,
         comparator: Comparator::EdfSjf,
         unbounded_list: false,
+        unlisted_index: UnlistedIndex::Rank,
     };
     let mut switches: Vec<PdqSwitch> = (0..links).map(|l| PdqSwitch::with_params(params, l as u32 + 1, Rate(C))).collect();
     let view = PortView { rate: Rate(C), queue_bytes: 0, tx_bytes: 0 };

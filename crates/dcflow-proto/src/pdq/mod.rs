@@ -81,6 +81,23 @@ pub enum ListSize {
     Unbounded,
 }
 
+/// `protocol.unlisted_index`: Index(ℓ) in Suppressed Probing's I_H = X ×
+/// Index(ℓ) (§3.3.2) for a flow this switch pauses without storing it
+/// (outside the 2κ list of §3.3.1). Algorithm 3 writes I_H only for listed
+/// flows, whose index is below 2κ; the paper's overhead of "(1/X) Σ_{k=1}^n
+/// 1/k = O(log n)" probes per RTT for n flows needs indices up to n.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnlistedIndex {
+    /// The flow's rank in the order of every flow the switch knows of: the
+    /// list's length plus its rank among the unlisted flows it saw recently.
+    #[default]
+    Rank,
+    /// The list's length for every unlisted flow (at most 2κ, so X × index
+    /// stays below one RTT unless κ >= 3).
+    ListEnd,
+}
+
 /// `protocol.et_remaining`: the remaining size in Early Termination's
 /// condition (2), Time + T_S > D_S (§3.1). T_S is "updated based on the
 /// remaining flow size" whenever an ACK arrives, which reads as the bytes not
@@ -179,6 +196,9 @@ pub struct PdqConfig {
     /// 9.3 KB of state for 0.23 MB / 12,000 flows, under which Suppressed
     /// Probing's X x index exceeds one RTT for the flows it should slow.
     pub list: ListSize,
+    /// Index(ℓ) of Suppressed Probing for the flows outside the list:
+    /// "rank" (default) | "list_end" (see [`UnlistedIndex`]).
+    pub unlisted_index: UnlistedIndex,
     /// The retransmission timeout in smoothed RTTs above `rto_min`. PDQ §3.1
     /// says only "resends a packet after a timeout"; default 3 (pFabric's
     /// RTO, §4.3), swept in docs/fidelity-pdq.md ("Fig. 9").
@@ -221,6 +241,7 @@ impl Default for PdqConfig {
             rto_rtts: 3.0,
             et_remaining: EtRemaining::Unacked,
             list: ListSize::TwoKappa,
+            unlisted_index: UnlistedIndex::Rank,
             subflows: 1,
             shift_period: 1.0,
             subflow_criticality: SubflowCriticality::Own,
@@ -251,8 +272,8 @@ impl PdqConfig {
     /// What the flow-level model (`engine = "fluid"`, PDQ §5.5) cannot
     /// honour: M-PDQ, the hard limit M with its RCP fallback, and a rate
     /// controller target below the link rate. The other packet-level keys
-    /// (probe_x, dampening, min_rate, rto_min, shift_period, early_start_k's
-    /// value) are accepted and have no flow-level meaning
+    /// (probe_x, unlisted_index, dampening, min_rate, rto_min, shift_period,
+    /// early_start_k's value) are accepted and have no flow-level meaning
     /// (docs/fidelity-fluid.md, "flow-level PDQ").
     pub fn validate_flow_level(&self) -> Result<(), ConfigError> {
         ensure(self.subflows == 1, "subflows", "must be 1 with engine = \"fluid\" (M-PDQ runs on the packet engine only)")?;

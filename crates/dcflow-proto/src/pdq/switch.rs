@@ -7,12 +7,14 @@
 //! 2, Early Start, Dampening and Suppressed Probing) and the rate controller
 //! of §3.3.3 (C = max(0, r_PDQ − q / (2 RTT)), updated every 2 RTTs). Flows
 //! outside the M most critical are served by an RCP fair share of the
-//! capacity PDQ does not use (§3.3.1). Agents have no timers: the rate
-//! controller update is done lazily when a packet arrives.
+//! capacity PDQ does not use (§3.3.1); the list keeps the flows outside it
+//! that it still hears from, counted for that share and ranked for
+//! Suppressed Probing. Agents have no timers: the rate controller update is
+//! done lazily when a packet arrives.
 
 use super::comparator::Comparator;
 use super::header::{PdqHeader, NOBODY};
-use super::PdqConfig;
+use super::{PdqConfig, UnlistedIndex};
 use crate::agent::PortView;
 use crate::flow_list::{subflow_id, Entry, FlowList, ListOrder, SwitchFlow};
 use crate::packet::{Packet, PacketKind, Sched};
@@ -34,6 +36,8 @@ pub struct SwitchParams {
     /// Keep every flow seen in the list instead of 2κ (`list = "unbounded"`,
     /// and S3's switch).
     pub unbounded_list: bool,
+    /// Suppressed Probing's Index(ℓ) for flows outside the list.
+    pub unlisted_index: UnlistedIndex,
 }
 
 impl SwitchParams {
@@ -47,6 +51,7 @@ impl SwitchParams {
             max_flows: c.max_flows,
             comparator: c.comparator,
             unbounded_list: c.list == super::ListSize::Unbounded,
+            unlisted_index: c.unlisted_index,
         }
     }
 }
@@ -70,8 +75,6 @@ pub struct PdqSwitch {
     /// Cleared when that flow comes back paused by another switch: it was not
     /// accepted after all (acceptance takes two phases, §3.3.1).
     last_accept: Option<(Time, SwitchFlow)>,
-    /// RCP fallback (§3.3.1): flows outside the list seen recently.
-    rcp_seen: Vec<(SwitchFlow, Time)>,
 }
 
 impl PdqSwitch {
@@ -82,7 +85,7 @@ impl PdqSwitch {
 
     /// `id` must be nonzero and unique among the switches a flow can cross.
     pub fn with_params(p: SwitchParams, id: u32, link: Rate) -> PdqSwitch {
-        let order = ListOrder::Pairwise { comparator: p.comparator, probe_x: p.probe_x };
+        let order = ListOrder::Pairwise { comparator: p.comparator, probe_x: p.probe_x, unlisted_index: p.unlisted_index };
         Self::with_order(p, order, id, link)
     }
 
@@ -100,7 +103,6 @@ impl PdqSwitch {
             rtt_avg: 0.0,
             next_update: None,
             last_accept: None,
-            rcp_seen: Vec::new(),
         }
     }
 
@@ -227,17 +229,16 @@ impl PdqSwitch {
     /// §3.3.1 RCP fallback: a fair share of the capacity PDQ does not use,
     /// for flows outside the M most critical. While the list is below M the
     /// switch still has room to remember the flow once it becomes critical
-    /// enough, and PDQ claims the whole capacity: the share is 0.
-    fn rcp_share(&mut self, now: Time, flow: SwitchFlow) -> f64 {
+    /// enough, and PDQ claims the whole capacity: the share is 0. The flows
+    /// sharing it are those outside the list heard from lately
+    /// ([`FlowList::unlisted`]).
+    fn rcp_share(&self) -> f64 {
         let at_hard_limit = self.p.max_flows.is_some_and(|m| self.list.len() >= m as usize);
         if !at_hard_limit {
             return 0.0;
         }
-        let window = (4.0 * self.rtt_ps()) as u64;
-        self.rcp_seen.retain(|&(f, t)| f != flow && now.0.saturating_sub(t.0) <= window);
-        self.rcp_seen.push((flow, now));
         let used: f64 = self.list.iter().map(|e| e.rate).sum();
-        (self.capacity - used).max(0.0) / self.rcp_seen.len() as f64
+        (self.capacity - used).max(0.0) / self.list.unlisted() as f64
     }
 
     fn dampened(&self, now: Time, flow: SwitchFlow) -> bool {
@@ -298,11 +299,11 @@ impl PdqSwitch {
                     crit: h.crit,
                     seen: now,
                 };
-                match self.list.admit(e, self.limit()) {
+                match self.list.admit(e, self.limit(), self.rtt_ps()) {
                     Some(i) => i,
                     None => {
                         // "Set R_H to RCP fair share rate; if R_H = 0 then P_H = myID"
-                        let share = self.rcp_share(now, flow) as u64;
+                        let share = self.rcp_share() as u64;
                         self.decide(h, share.min(h.rate));
                         return;
                     }
@@ -364,11 +365,10 @@ impl PdqSwitch {
             }
             None => {
                 // A flow this switch paused without storing it (outside the
-                // list) waits behind at least the whole list.
+                // list) waits behind the whole list and, by default, behind
+                // the unlisted flows more critical than it.
                 if h.pause_by == self.id {
-                    if let Some(p) = self.inter_probe(self.list.len(), h.rtt.0) {
-                        h.inter_probe = h.inter_probe.max(p);
-                    }
+                    self.list.probe_unlisted(flow, h, self.rtt_ps());
                 }
             }
         }
@@ -390,7 +390,6 @@ impl PdqSwitch {
     /// A TERM (our FIN) removes the flow's state.
     pub fn on_term(&mut self, flow: SwitchFlow) {
         self.list.remove(flow);
-        self.rcp_seen.retain(|&(f, _)| f != flow);
     }
 
     /// Entry point for packets entering this port (forward direction).

@@ -2,7 +2,7 @@
 
 use super::header::{PdqHeader, NOBODY};
 use super::switch::{PdqSwitch, SwitchParams};
-use super::{Comparator, EtRemaining, PdqConfig, PdqSender, Variant};
+use super::{Comparator, EtRemaining, PdqConfig, PdqSender, UnlistedIndex, Variant};
 use crate::agent::PortView;
 use crate::endpoint::{Endpoint, FlowInfo};
 use crate::flow_list::Entry;
@@ -15,7 +15,7 @@ pub(crate) const ME: u32 = 7;
 const OTHER: u32 = 9;
 
 fn params(k: f64, x: Option<f64>, dampening: f64) -> SwitchParams {
-    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf, unbounded_list: false }
+    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf, unbounded_list: false, unlisted_index: UnlistedIndex::Rank }
 }
 
 fn switch(p: SwitchParams) -> PdqSwitch {
@@ -219,7 +219,7 @@ fn suppressed_probing_sets_inter_probe_to_x_times_index() {
     assert_eq!(h.pause_by, ME);
     assert!((h.inter_probe - 0.2).abs() < 1e-6, "index 1: X x 1 = {}", h.inter_probe);
     let h = round_trip(&mut s, Time::ZERO, 4, hdr(4000));
-    assert!((h.inter_probe - 0.4).abs() < 1e-6, "beyond the list: X x list length, {}", h.inter_probe);
+    assert!((h.inter_probe - 0.6).abs() < 1e-6, "beyond the list, behind flow 3: X x (2 + 1), {}", h.inter_probe);
     // A larger I_H set upstream is kept (max).
     let mut h = hdr(2000);
     s.on_forward(Time::ZERO, &port(), 2, &mut h);
@@ -571,12 +571,13 @@ fn ack_for(d: &Packet, cum: u64) -> Packet {
 }
 
 /// §3.3.1 keeps the 2κ most critical flows; `list = "unbounded"` keeps
-/// every flow it sees, so Suppressed Probing's X x index reaches the flows
-/// deep in the list (issue 18).
+/// every flow it sees. Suppressed Probing's X x index reaches the flows deep
+/// in the order either way, unless the flows outside a 2κ list all get the
+/// list's length (`unlisted_index = "list_end"`).
 #[test]
 fn the_unbounded_list_keeps_every_flow() {
-    let ten_probes = |unbounded: bool| {
-        let mut s = switch(SwitchParams { unbounded_list: unbounded, ..params(0.0, Some(0.2), 0.0) });
+    let ten_probes = |unbounded: bool, unlisted_index: UnlistedIndex| {
+        let mut s = switch(SwitchParams { unbounded_list: unbounded, unlisted_index, ..params(0.0, Some(0.2), 0.0) });
         let mut deepest = 0.0f32;
         for f in 0..10u64 {
             let h = round_trip(&mut s, Time::ZERO, f, hdr(1000 * (f + 1)));
@@ -584,9 +585,12 @@ fn the_unbounded_list_keeps_every_flow() {
         }
         (s.list().len(), deepest)
     };
-    let (bounded, bounded_probe) = ten_probes(false);
-    let (unbounded, unbounded_probe) = ten_probes(true);
+    let (bounded, ranked_probe) = ten_probes(false, UnlistedIndex::Rank);
+    let (_, list_end_probe) = ten_probes(false, UnlistedIndex::ListEnd);
+    let (unbounded, unbounded_probe) = ten_probes(true, UnlistedIndex::Rank);
     assert!(bounded < 10, "2 kappa keeps {bounded}");
     assert_eq!(unbounded, 10);
-    assert!(unbounded_probe > 1.0 && unbounded_probe > bounded_probe, "{unbounded_probe} vs {bounded_probe}");
+    assert!((unbounded_probe - 0.2 * 9.0).abs() < 1e-6, "the last of ten: X x 9, {unbounded_probe}");
+    assert_eq!(ranked_probe, unbounded_probe, "rank: the same index outside a 2 kappa list");
+    assert!(list_end_probe < 1.0, "list_end: X x list length, {list_end_probe}");
 }
