@@ -203,3 +203,36 @@ fn tree_aggregation_switches_flows_close_to_sjf() {
     assert!(last <= raw_total * 1.15, "last flow done at {last} s vs {raw_total} s of raw transmission");
     assert!(mean <= sjf_mean * 1.20, "mean FCT {mean} s vs {sjf_mean} s under SJF on raw sizes");
 }
+
+/// Incast of `n` flows (PDQ(Full), sizes U[2, 198] KB) with Suppressed
+/// Probing's index for the flows outside the 2κ list set to
+/// `unlisted_index`: the packets beyond one data packet and one ACK per
+/// 1444 B segment (SYNs, probes, TERMs and their replies), and the mean FCT.
+fn incast_overhead(n: u32, unlisted_index: &str) -> (u64, f64) {
+    let out = run(&format!(
+        "seed = 1\n[topology]\nkind = \"star\"\nhosts = {}\n[protocol]\nname = \"pdq\"\nunlisted_index = \"{unlisted_index}\"\n\
+         [workload]\npattern = \"aggregation\"\nflows = {n}\nsize = {{ dist = \"uniform\", min = \"2KB\", max = \"198KB\" }}\n",
+        n + 1
+    ));
+    assert_eq!(out.summary.flows_completed, n as u64);
+    assert_eq!(out.summary.retransmits, 0);
+    let segments: u64 = out.flows.iter().map(|f| f.size_bytes.div_ceil(1444)).sum();
+    (out.summary.packets_sent - 2 * segments, out.summary.fct_mean_s.unwrap())
+}
+
+/// Suppressed Probing at scale (§3.3.2: "(1/X) Σ_{k=1}^n 1/k = O(log n)"
+/// probes per RTT instead of O(n)): with each flow outside the 2κ list
+/// probing every X × its rank in the switch's order, 200 flows paused behind
+/// one another send less than half the control packets they send when every
+/// unlisted flow probes every RTT (`list_end`), and finish sooner on average.
+#[test]
+fn incast_paused_flows_probe_by_rank() {
+    let (rank, rank_fct) = incast_overhead(200, "rank");
+    let (list_end, list_end_fct) = incast_overhead(200, "list_end");
+    eprintln!("incast of 200: {rank} control packets, mean FCT {rank_fct} s; list_end {list_end}, {list_end_fct} s");
+    assert!((rank as f64) < 0.5 * list_end as f64, "{rank} vs {list_end}");
+    assert!(rank_fct < list_end_fct, "{rank_fct} vs {list_end_fct}");
+    let bad = "[topology]\nkind = \"star\"\nhosts = 2\n[protocol]\nname = \"pdq\"\nunlisted_index = \"last\"\n";
+    let err = Scenario::from_toml(bad).unwrap_err().to_string();
+    assert!(err.contains("expected `rank` or `list_end`"), "{err}");
+}

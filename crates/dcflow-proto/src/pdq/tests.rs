@@ -594,3 +594,84 @@ fn the_unbounded_list_keeps_every_flow() {
     assert_eq!(ranked_probe, unbounded_probe, "rank: the same index outside a 2 kappa list");
     assert!(list_end_probe < 1.0, "list_end: X x list length, {list_end_probe}");
 }
+
+/// A probe of paused `flow` through the switch (Algorithm 1 on the way out,
+/// Algorithm 3 on its reply); the I_H written.
+fn probe(s: &mut PdqSwitch, now: Time, flow: u64) -> f32 {
+    let mut h = hdr(1000 * (flow + 1));
+    h.pause_by = ME;
+    s.on_forward(now, &port(), flow, &mut h);
+    s.on_reverse(flow, &mut h);
+    assert_eq!(h.pause_by, ME, "flow {flow} stays paused");
+    h.inter_probe
+}
+
+/// Suppressed Probing (§3.3.2): "The switch sets the inter-probing time field
+/// (I_H) to max{I_H, X × Index(ℓ)}". With n flows paused at one switch behind
+/// a sending one, the k-th most critical (0-based, the sending flow is 0) gets
+/// X × k, also the flows outside the 2κ list, whatever order they arrive in.
+#[test]
+fn the_k_th_most_critical_paused_flow_probes_every_x_times_k() {
+    let n = 40u64;
+    let mut s = switch(params(0.0, Some(0.2), 0.0));
+    round_trip(&mut s, Time::ZERO, 0, hdr(1000));
+    // Arrival order unlike criticality order: odd flows last, from the end.
+    let order: Vec<u64> = (1..n).filter(|f| f % 2 == 0).chain((1..n).filter(|f| f % 2 == 1).rev()).collect();
+    for &f in &order {
+        probe(&mut s, Time::ZERO, f);
+    }
+    assert_eq!(s.list().len(), 2, "2 kappa");
+    for &f in &order {
+        let ih = probe(&mut s, Time::ZERO + RTT, f);
+        assert!((ih - 0.2 * f as f32).abs() < 1e-4, "flow {f}: I_H {ih}, want X x {f}");
+    }
+    // The old reading: every flow outside the list gets X x list length.
+    let mut old = switch(SwitchParams { unlisted_index: UnlistedIndex::ListEnd, ..params(0.0, Some(0.2), 0.0) });
+    round_trip(&mut old, Time::ZERO, 0, hdr(1000));
+    for f in 1..n {
+        probe(&mut old, Time::ZERO, f);
+    }
+    assert!((probe(&mut old, Time::ZERO + RTT, n - 1) - 0.4).abs() < 1e-6);
+}
+
+/// Probes per RTT that `n` flows paused behind one sending flow send at one
+/// switch, each probing every max(1, I_H) RTTs (the sender, §3.1), averaged
+/// over `rtts` RTTs after a warm-up long enough for every flow to have
+/// probed twice.
+fn probes_per_rtt(unlisted_index: UnlistedIndex, n: u64, rtts: u64) -> f64 {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut s = switch(SwitchParams { unlisted_index, ..params(0.0, Some(0.2), 0.0) });
+    round_trip(&mut s, Time::ZERO, 0, hdr(1000));
+    let warm_up = Time::ZERO + RTT.mul_f64(0.4 * n as f64 + 2.0);
+    let end = warm_up + RTT.mul_f64(rtts as f64);
+    let mut due: BinaryHeap<Reverse<(Time, u64)>> = (1..n).map(|f| Reverse((Time::ZERO, f))).collect();
+    let mut probes = 0u64;
+    while let Some(Reverse((now, f))) = due.pop() {
+        if now >= end {
+            break;
+        }
+        probes += u64::from(now >= warm_up);
+        let every = probe(&mut s, now, f).max(1.0);
+        due.push(Reverse((now + RTT.mul_f64(every as f64), f)));
+    }
+    probes as f64 / rtts as f64
+}
+
+/// §3.3.2: "The expected per-RTT probing overhead is significantly reduced
+/// from O(n) (n flows, each of which sends one probe per RTT) to (1/X)
+/// Σ_{k=1}^n 1/k = O(log n)". With X = 0.2 the flows at indices 1..=5 probe
+/// every RTT and flow k > 5 every k/5 RTTs, 5 + 5 (H_{n-1} - H_5) < 5 H_n
+/// probes per RTT; with every unlisted flow at the list's end, n - 1.
+#[test]
+fn paused_flows_probe_log_n_times_per_rtt() {
+    let harmonic = |n: u64| (1..=n).map(|k| 1.0 / k as f64).sum::<f64>();
+    for n in [50, 200, 800] {
+        let rank = probes_per_rtt(UnlistedIndex::Rank, n, 100);
+        let bound = 5.0 * harmonic(n) + 1.0;
+        assert!(rank < bound, "n = {n}: {rank} probes per RTT, (1/X) H_n + 1 = {bound}");
+        let list_end = probes_per_rtt(UnlistedIndex::ListEnd, n, 100);
+        eprintln!("n = {n}: {rank:.1} probes per RTT (bound {bound:.1}), list_end {list_end:.1}");
+        assert!(list_end > 0.95 * (n - 1) as f64, "n = {n}: list_end sends {list_end} per RTT");
+    }
+}
