@@ -10,7 +10,9 @@
 //! - [`switch`]: the per-output-port flow controller (§3.3.2, Algorithms 1-3,
 //!   Early Start, Dampening, Suppressed Probing), rate controller (§3.3.3) and
 //!   the 2κ flow list with the RCP fallback beyond the hard limit M (§3.3.1).
-//!   The list itself is [`crate::flow_list`], which S3's switch shares.
+//!   The list itself is [`crate::flow_list`], which S3's switch shares; it
+//!   also keeps the flows outside it, counted for RCP and ranked for
+//!   Suppressed Probing's Index(ℓ).
 //! - [`comparator`]: flow criticality (§3.3 EDF, then SJF on expected
 //!   transmission time, then flow id), pluggable; the sender-side criticality
 //!   keys of §5.6 (random, size estimation every 50 KB) and §7 (aging).
