@@ -69,9 +69,13 @@ def catalog_table(entry: str) -> tuple[dict[str, str], ...]:
             return tuple(csv.DictReader(f))
 
 
-def _catalog(entry: str, series: str, x: float, metric: str) -> Callable[[], float]:
+def _catalog(entry: str, series: str, x: float | None, metric: str) -> Callable[[], float]:
+    """The value at (series, x, metric) of `entry`'s table; `x` None for
+    tables without an x column."""
+
     def measure() -> float:
-        rows = [r for r in catalog_table(entry) if (r["series"], float(r["x"]), r["metric"]) == (series, x, metric)]
+        rows = [r for r in catalog_table(entry)
+                if (r["series"], r["metric"]) == (series, metric) and (x is None or float(r["x"]) == x)]
         return float(rows[0]["value"])
 
     return measure
@@ -146,6 +150,25 @@ CLAIMS += [
           _catalog("merp-fig5", "pFabric", 0.8, "max expansion ratio"), MERP_FIG5),
     Claim(FIDELITY, "| MERP | 1.11 | 1.23 | 1.42 | 1.94 | 5.29 | 9.05 | 14.2 | 18.7 |", 18.7,
           _catalog("merp-fig5", "MERP", 0.8, "mean expansion ratio"), MERP_FIG5),
+]
+
+MERP_FIG6 = "dcflow repro run merp-fig6 -o DIR --workers 1"
+MERP_FIG7 = "dcflow repro run merp-fig7 -o DIR --workers 1"
+PDQ_FIG7 = "dcflow repro run pdq-fig7 -o DIR"
+FIDELITY_PDQ = "docs/fidelity-pdq.md"
+CLAIMS += [
+    # docs/fidelity.md, MERP Fig. 6 and 7 at loads 0.3 and 0.8.
+    Claim(FIDELITY, "| MERP | 13 | 12.2 | 16.9 | 74.8 | 166 | 227 | 273 | 341 |", 16.9,
+          _catalog("merp-fig6", "MERP", 0.3, "max expansion ratio"), MERP_FIG6),
+    Claim(FIDELITY, "| MERP | 13 | 12.2 | 16.9 | 74.8 | 166 | 227 | 273 | 341 |", 341,
+          _catalog("merp-fig6", "MERP", 0.8, "max expansion ratio"), MERP_FIG6),
+    Claim(FIDELITY, "| MERP | 9.32 | 11.2 | 14.1 | 22.5 | 52.2 | 83.2 | 119 | 149 |", 22.5,
+          _catalog("merp-fig7", "MERP", 0.4, "mean FCT (ms)"), MERP_FIG7),
+    Claim(FIDELITY, "| pFabric | 9.11 | 10.7 | 12.6 | 15.9 | 20.1 | 25.9 | 32.9 | 41.8 |", 41.8,
+          _catalog("merp-fig7", "pFabric", 0.8, "mean FCT (ms)"), MERP_FIG7),
+    # docs/fidelity-pdq.md, Fig. 7: utilization during the burst.
+    Claim(FIDELITY_PDQ, "95.93% during the preemption period", 95.93,
+          _catalog("pdq-fig7", "PDQ(Full)", None, "utilization 10-19 ms (%)"), PDQ_FIG7, tolerance=0.01),
 ]
 
 
