@@ -146,63 +146,47 @@ CLAIMS: list[Claim] = [
 ]
 
 
-MERP_FIG5 = "dcflow repro run merp-fig5 -o DIR --workers 1"
-CLAIMS += [
-    # docs/fidelity.md, MERP Fig. 5 at loads 0.2 and 0.8.
-    Claim(FIDELITY, "| MERP | 2.9 | 3.13 | 4.37 | 7.98 | 20.8 | 32.8 | 47.7 | 58.1 |", 3.13,
-          _catalog("merp-fig5", "MERP", 0.2, "max expansion ratio"), MERP_FIG5),
-    Claim(FIDELITY, "| MERP | 2.9 | 3.13 | 4.37 | 7.98 | 20.8 | 32.8 | 47.7 | 58.1 |", 58.1,
-          _catalog("merp-fig5", "MERP", 0.8, "max expansion ratio"), MERP_FIG5),
-    Claim(FIDELITY, "| pFabric | 2.47 | 3.47 | 5.17 | 6.86 | 10.1 | 16.5 | 22.7 | 38.5 |", 38.5,
-          _catalog("merp-fig5", "pFabric", 0.8, "max expansion ratio"), MERP_FIG5),
-    Claim(FIDELITY, "| MERP | 1.11 | 1.23 | 1.42 | 1.94 | 5.29 | 9.05 | 14.2 | 18.7 |", 18.7,
-          _catalog("merp-fig5", "MERP", 0.8, "mean expansion ratio"), MERP_FIG5),
-]
+def _from_catalog(doc: str, text: str, value: float, entry: str, series: str, x: float | None, metric: str,
+                  tolerance: float = 0.05) -> Claim:
+    """A claim on one value of catalog entry `entry`'s table."""
+    command = f"dcflow repro run {entry} -o DIR --workers 1"
+    return Claim(doc, text, value, _catalog(entry, series, x, metric), command, tolerance)
 
-MERP_FIG6 = "dcflow repro run merp-fig6 -o DIR --workers 1"
-MERP_FIG7 = "dcflow repro run merp-fig7 -o DIR --workers 1"
-PDQ_FIG7 = "dcflow repro run pdq-fig7 -o DIR"
-FIDELITY_PDQ = "docs/fidelity-pdq.md"
-CLAIMS += [
-    # docs/fidelity.md, MERP Fig. 6 and 7 at loads 0.3 and 0.8.
-    Claim(FIDELITY, "| MERP | 13 | 12.2 | 16.9 | 74.8 | 166 | 227 | 273 | 341 |", 16.9,
-          _catalog("merp-fig6", "MERP", 0.3, "max expansion ratio"), MERP_FIG6),
-    Claim(FIDELITY, "| MERP | 13 | 12.2 | 16.9 | 74.8 | 166 | 227 | 273 | 341 |", 341,
-          _catalog("merp-fig6", "MERP", 0.8, "max expansion ratio"), MERP_FIG6),
-    Claim(FIDELITY, "| MERP | 9.32 | 11.2 | 14.1 | 22.5 | 52.2 | 83.2 | 119 | 149 |", 22.5,
-          _catalog("merp-fig7", "MERP", 0.4, "mean FCT (ms)"), MERP_FIG7),
-    Claim(FIDELITY, "| pFabric | 9.11 | 10.7 | 12.6 | 15.9 | 20.1 | 25.9 | 32.9 | 41.8 |", 41.8,
-          _catalog("merp-fig7", "pFabric", 0.8, "mean FCT (ms)"), MERP_FIG7),
-    # docs/fidelity-pdq.md, Fig. 7: utilization during the burst.
-    Claim(FIDELITY_PDQ, "95.93% during the preemption period", 95.93,
-          _catalog("pdq-fig7", "PDQ(Full)", None, "utilization 10-19 ms (%)"), PDQ_FIG7, tolerance=0.01),
-]
 
-S3_FIG6A = "dcflow repro run s3-fig6a -o DIR --workers 1"
-CLAIMS += [
-    # docs/claims.md, S3 Fig. 6a at 100 flows: both matched settings.
-    Claim("docs/claims.md", "| matched, Early Start on neither | 66.17 / 50.6% | 62.83 / 46.8% |", 62.83,
-          _catalog("s3-fig6a", "PDQ (no ES)", 60, "app_throughput"), S3_FIG6A),
-    Claim("docs/claims.md", "| matched, Early Start (K = 1.5) on both | 74.0 / 60.6% | 69.33 / 53.5% |", 69.33,
-          _catalog("s3-fig6a", "PDQ", 60, "app_throughput"), S3_FIG6A),
-]
-
-PDQ_FIG3C = "dcflow repro run pdq-fig3c -o DIR --workers 1"
-CLAIMS += [
-    # docs/claims.md, Fig. 3c at a 40 ms mean deadline: flows at 99%.
-    Claim("docs/claims.md", "| after, with every host's own port running the PDQ agent and unlisted flows ranked | 11 (11 unsent) | 8 |", 11,
-          _catalog("pdq-fig3c", "PDQ(Full)", 40, "workload.flows"), PDQ_FIG3C, tolerance=0.1),
-    Claim("docs/claims.md", "| after, with every host's own port running the PDQ agent and unlisted flows ranked | 11 (11 unsent) | 8 |", 8,
-          _catalog("pdq-fig3c", "D3", 40, "workload.flows"), PDQ_FIG3C, tolerance=0.13),
-]
-
-PDQ_FIG8B = "dcflow repro run pdq-fig8b -o DIR --workers 1"
+CLAIMS_MD = "docs/claims.md"
+MERP5_MAX = "| MERP | 2.9 | 3.13 | 4.37 | 7.98 | 20.8 | 32.8 | 47.7 | 58.1 |"
+MERP6_MAX = "| MERP | 13 | 12.2 | 16.9 | 74.8 | 166 | 227 | 273 | 341 |"
+FIG3C_AFTER = "| after, with every host's own port running the PDQ agent and unlisted flows ranked | 11 (11 unsent) | 8 |"
 FIG8B_AFTER = "(each server's 10 flows now take turns at its NIC) | 10.18 ms | 9.22 ms |"
-CLAIMS += [
-    # docs/claims.md, Fig. 8b at 128 servers.
-    Claim("docs/claims.md", FIG8B_AFTER, 10.18, _catalog("pdq-fig8b", "PDQ(Full) (packet)", 128, "fct_mean_s"), PDQ_FIG8B),
-    Claim("docs/claims.md", FIG8B_AFTER, 9.22, _catalog("pdq-fig8b", "RCP (packet)", 128, "fct_mean_s"), PDQ_FIG8B),
-]
+# (page, text, value, catalog entry, series, x, metric[, tolerance])
+CLAIMS += [_from_catalog(*row) for row in [
+    # docs/fidelity.md, MERP Fig. 5-7.
+    (FIDELITY, MERP5_MAX, 3.13, "merp-fig5", "MERP", 0.2, "max expansion ratio"),
+    (FIDELITY, MERP5_MAX, 58.1, "merp-fig5", "MERP", 0.8, "max expansion ratio"),
+    (FIDELITY, "| pFabric | 2.47 | 3.47 | 5.17 | 6.86 | 10.1 | 16.5 | 22.7 | 38.5 |", 38.5,
+     "merp-fig5", "pFabric", 0.8, "max expansion ratio"),
+    (FIDELITY, "| MERP | 1.11 | 1.23 | 1.42 | 1.94 | 5.29 | 9.05 | 14.2 | 18.7 |", 18.7,
+     "merp-fig5", "MERP", 0.8, "mean expansion ratio"),
+    (FIDELITY, MERP6_MAX, 16.9, "merp-fig6", "MERP", 0.3, "max expansion ratio"),
+    (FIDELITY, MERP6_MAX, 341, "merp-fig6", "MERP", 0.8, "max expansion ratio"),
+    (FIDELITY, "| MERP | 9.32 | 11.2 | 14.1 | 22.5 | 52.2 | 83.2 | 119 | 149 |", 22.5,
+     "merp-fig7", "MERP", 0.4, "mean FCT (ms)"),
+    (FIDELITY, "| pFabric | 9.11 | 10.7 | 12.6 | 15.9 | 20.1 | 25.9 | 32.9 | 41.8 |", 41.8,
+     "merp-fig7", "pFabric", 0.8, "mean FCT (ms)"),
+    # docs/fidelity-pdq.md, PDQ Fig. 7: utilization during the burst.
+    ("docs/fidelity-pdq.md", "95.93% during the preemption period", 95.93,
+     "pdq-fig7", "PDQ(Full)", None, "utilization 10-19 ms (%)", 0.01),
+    # docs/claims.md: S3 Fig. 6a at 60 flows, both matched settings; PDQ
+    # Fig. 3c at a 40 ms mean deadline; Fig. 8b at 128 servers.
+    (CLAIMS_MD, "| matched, Early Start on neither | 66.17 / 50.6% | 62.83 / 46.8% |", 62.83,
+     "s3-fig6a", "PDQ (no ES)", 60, "app_throughput"),
+    (CLAIMS_MD, "| matched, Early Start (K = 1.5) on both | 74.0 / 60.6% | 69.33 / 53.5% |", 69.33,
+     "s3-fig6a", "PDQ", 60, "app_throughput"),
+    (CLAIMS_MD, FIG3C_AFTER, 11, "pdq-fig3c", "PDQ(Full)", 40, "workload.flows", 0.1),
+    (CLAIMS_MD, FIG3C_AFTER, 8, "pdq-fig3c", "D3", 40, "workload.flows", 0.13),
+    (CLAIMS_MD, FIG8B_AFTER, 10.18, "pdq-fig8b", "PDQ(Full) (packet)", 128, "fct_mean_s"),
+    (CLAIMS_MD, FIG8B_AFTER, 9.22, "pdq-fig8b", "RCP (packet)", 128, "fct_mean_s"),
+]]
 
 
 def check(claims: Sequence[Claim], out=sys.stdout) -> list[str]:

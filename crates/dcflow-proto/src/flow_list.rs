@@ -144,13 +144,25 @@ impl FlowList {
         }
     }
 
+    /// Where `e`, a flow not in the list, would stand in a pairwise order:
+    /// the number of listed flows more critical than it. None for S3's
+    /// set-level order, which places a flow only by re-arranging the list.
+    pub fn place_of(&self, e: &Entry) -> Option<usize> {
+        match &self.order {
+            ListOrder::Pairwise { comparator, .. } => {
+                let k = e.key(*comparator);
+                Some(self.entries.partition_point(|x| x.key(*comparator) < k))
+            }
+            ListOrder::S3(_) => None,
+        }
+    }
+
     /// Insert `e` where its order puts it; returns its index. S3 appends and
     /// re-arranges before the next decision ([`FlowList::refresh`]).
     pub fn insert(&mut self, e: Entry) -> usize {
         match &mut self.order {
-            ListOrder::Pairwise { comparator, .. } => {
-                let k = e.key(*comparator);
-                let at = self.entries.partition_point(|x| x.key(*comparator) < k);
+            ListOrder::Pairwise { .. } => {
+                let at = self.place_of(&e).expect("a pairwise order places every flow");
                 self.entries.insert(at, e);
                 at
             }

@@ -23,9 +23,11 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("d3", "fattree-0.6-web_search"),
     ("rcp", "leafspine-0.3-data_mining"),
     ("d3", "leafspine-0.3-data_mining"),
-    // PDQ (1.33 x srpt): two flows of one busy sender still send at once
-    // for a few ms, and their NIC queue builds (docs/fidelity-pdq.md,
-    // "Stress", open); plus the handshake and Dampening's RTT per switch.
+    // PDQ (1.3 x srpt): the hand-over between flows at every PDQ port (an
+    // RTT, and Dampening's RTT), and a flow paused further on sending, for
+    // an RTT, at a rate the switches before the pausing one never granted
+    // (Algorithm 1's first line; paused_elsewhere = "cap" passes this cell:
+    // docs/fidelity-pdq.md, "Flows paused elsewhere").
     ("pdq", "fattree-0.6-web_search"),
     // S3 with deadlines on data mining: the flows both engines complete
     // last under 1 ms at the flow level, where a handshake and one base

@@ -100,6 +100,27 @@ pub enum UnlistedIndex {
     ListEnd,
 }
 
+/// `protocol.paused_elsewhere`: what Algorithm 1 does to R_H when a packet
+/// arrives with P_H = another switch. The paper: "Remove the flow from the
+/// list if it is in the list; return", leaving R_H as it came. When the
+/// switch that paused the flow accepts it further down the same path, the
+/// flow then sends at a rate this switch never granted, until its next
+/// packet meets Algorithm 1 here an RTT later; at a sender's own NIC, which
+/// every such probe passes first, several flows of one host then send at
+/// once (docs/fidelity-pdq.md, "Flows paused elsewhere").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PausedElsewhere {
+    /// Remove it and leave R_H untouched: Algorithm 1 to the letter.
+    #[default]
+    Untouched,
+    /// Remove it and bound R_H by what Availbw would give it at its place
+    /// in this port's order, pausing it here when that is nothing, so that
+    /// §2.2's "the minimum of the sender NIC rate, the switch link rates
+    /// ..." holds for every rate a sender takes.
+    Cap,
+}
+
 /// `protocol.et_remaining`: the remaining size in Early Termination's
 /// condition (2), Time + T_S > D_S (§3.1). T_S is "updated based on the
 /// remaining flow size" whenever an ACK arrives, which reads as the bytes not
@@ -201,6 +222,9 @@ pub struct PdqConfig {
     /// Index(ℓ) of Suppressed Probing for the flows outside the list:
     /// "rank" (default) | "list_end" (see [`UnlistedIndex`]).
     pub unlisted_index: UnlistedIndex,
+    /// Algorithm 1 on a packet paused by another switch: "untouched"
+    /// (default) | "cap" (see [`PausedElsewhere`]).
+    pub paused_elsewhere: PausedElsewhere,
     /// The retransmission timeout in smoothed RTTs above `rto_min`. PDQ §3.1
     /// says only "resends a packet after a timeout"; default 3 (pFabric's
     /// RTO, §4.3), swept in docs/fidelity-pdq.md ("Fig. 9").
@@ -244,6 +268,7 @@ impl Default for PdqConfig {
             et_remaining: EtRemaining::Unacked,
             list: ListSize::TwoKappa,
             unlisted_index: UnlistedIndex::Rank,
+            paused_elsewhere: PausedElsewhere::Untouched,
             subflows: 1,
             shift_period: 1.0,
             subflow_criticality: SubflowCriticality::Own,
@@ -274,7 +299,7 @@ impl PdqConfig {
     /// What the flow-level model (`engine = "fluid"`, PDQ §5.5) cannot
     /// honour: M-PDQ, the hard limit M with its RCP fallback, and a rate
     /// controller target below the link rate. The other packet-level keys
-    /// (probe_x, unlisted_index, dampening, min_rate, rto_min, shift_period,
+    /// (probe_x, unlisted_index, paused_elsewhere, dampening, min_rate, rto_min, shift_period,
     /// early_start_k's value) are accepted and have no flow-level meaning
     /// (docs/fidelity-fluid.md, "flow-level PDQ").
     pub fn validate_flow_level(&self) -> Result<(), ConfigError> {

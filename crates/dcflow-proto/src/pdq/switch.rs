@@ -14,7 +14,7 @@
 
 use super::comparator::Comparator;
 use super::header::{PdqHeader, NOBODY};
-use super::{PdqConfig, UnlistedIndex};
+use super::{PausedElsewhere, PdqConfig, UnlistedIndex};
 use crate::agent::PortView;
 use crate::flow_list::{subflow_id, Entry, FlowList, ListOrder, SwitchFlow};
 use crate::packet::{Packet, PacketKind, Sched};
@@ -38,6 +38,8 @@ pub struct SwitchParams {
     pub unbounded_list: bool,
     /// Suppressed Probing's Index(ℓ) for flows outside the list.
     pub unlisted_index: UnlistedIndex,
+    /// Algorithm 1 on a packet paused by another switch.
+    pub paused_elsewhere: PausedElsewhere,
 }
 
 impl SwitchParams {
@@ -52,6 +54,7 @@ impl SwitchParams {
             comparator: c.comparator,
             unbounded_list: c.list == super::ListSize::Unbounded,
             unlisted_index: c.unlisted_index,
+            paused_elsewhere: c.paused_elsewhere,
         }
     }
 }
@@ -216,6 +219,21 @@ impl PdqSwitch {
         }
     }
 
+    /// A new list entry for `flow` from its header, at R_i = 0: sending
+    /// (P_i = ∅) when a data packet proves it, else paused by this switch.
+    fn entry_of(&self, now: Time, flow: SwitchFlow, h: &PdqHeader, sending: bool) -> Entry {
+        Entry {
+            flow,
+            rate: 0.0,
+            pause_by: if sending { NOBODY } else { self.id },
+            deadline: h.deadline,
+            expected: h.expected.0,
+            rtt: h.rtt.0,
+            crit: h.crit,
+            seen: now,
+        }
+    }
+
     /// Whether the paused flow `e` at `index` has probed within twice its
     /// probe interval (plus an RTT for the probe's way): a flow gone quiet
     /// (its FIN lost, or it left by a path this switch does not see) must
@@ -276,6 +294,23 @@ impl PdqSwitch {
         // "if P_H = other switch then remove the flow from the list; return"
         if h.pause_by != NOBODY && h.pause_by != self.id {
             self.list.remove(flow);
+            if self.p.paused_elsewhere == PausedElsewhere::Cap {
+                // What Availbw would give the flow at its place in this
+                // port's order: a more critical flow still preempts here
+                // once the pausing switch lets it go, a less critical one
+                // gets only what the flows ahead of it leave. Nothing left
+                // makes this switch the one that pauses it: a switch further
+                // on that got R_H = 0 must not hold the pause (and the claim
+                // of a paused flow that probes) as its own.
+                if let Some(j) = self.list.place_of(&self.entry_of(now, flow, h, false)) {
+                    let w = self.availbw(now, j).min(h.rate as f64) as u64;
+                    if w > 0 {
+                        h.rate = w;
+                    } else {
+                        h.pause_by = self.id;
+                    }
+                }
+            }
             return;
         }
         let i = match self.position(flow) {
@@ -289,16 +324,7 @@ impl PdqSwitch {
             }),
             None => {
                 // "Add the flow into the list with rate R_i = 0."
-                let e = Entry {
-                    flow,
-                    rate: 0.0,
-                    pause_by: if sending { NOBODY } else { self.id },
-                    deadline: h.deadline,
-                    expected: h.expected.0,
-                    rtt: h.rtt.0,
-                    crit: h.crit,
-                    seen: now,
-                };
+                let e = self.entry_of(now, flow, h, sending);
                 match self.list.admit(e, self.limit(), self.rtt_ps()) {
                     Some(i) => i,
                     None => {

@@ -2,7 +2,7 @@
 
 use super::header::{PdqHeader, NOBODY};
 use super::switch::{PdqSwitch, SwitchParams};
-use super::{Comparator, EtRemaining, PdqConfig, PdqSender, UnlistedIndex, Variant};
+use super::{Comparator, EtRemaining, PausedElsewhere, PdqConfig, PdqSender, UnlistedIndex, Variant};
 use crate::agent::PortView;
 use crate::endpoint::{Endpoint, FlowInfo};
 use crate::flow_list::Entry;
@@ -15,7 +15,7 @@ pub(crate) const ME: u32 = 7;
 const OTHER: u32 = 9;
 
 fn params(k: f64, x: Option<f64>, dampening: f64) -> SwitchParams {
-    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf, unbounded_list: false, unlisted_index: UnlistedIndex::Rank }
+    SwitchParams { k, probe_x: x, dampening, r_pdq: 1.0, min_rate: 0.0, max_flows: None, comparator: Comparator::EdfSjf, unbounded_list: false, unlisted_index: UnlistedIndex::Rank, paused_elsewhere: PausedElsewhere::Untouched }
 }
 
 fn switch(p: SwitchParams) -> PdqSwitch {
@@ -113,6 +113,40 @@ fn paused_by_another_switch_is_removed_in_both_directions() {
     s.on_reverse(2, &mut h);
     assert_eq!(h.rate, 0, "a paused flow's rate is 0 on the way back");
     assert_eq!(s.position(2), None);
+}
+
+/// A probe paused by a switch further down the path, which that switch may
+/// accept in the same pass. Under "untouched" it leaves this port with the
+/// sender's R_max whatever this port serves; under "cap" with what Availbw
+/// gives it at its place here: nothing behind a more critical flow that
+/// holds all of C (so this switch pauses it: P_H = myID), 600 Mbps once
+/// that one is limited to 400 Mbps elsewhere, all of C ahead of a less
+/// critical one, which this port then
+/// preempts when the flow's data arrives (PDQ §4's convergence needs that).
+#[test]
+fn paused_elsewhere_caps_the_rate_at_what_its_place_here_gives() {
+    for (rule, behind, behind_400, ahead) in
+        [(PausedElsewhere::Untouched, C, C, C), (PausedElsewhere::Cap, 0, 600_000_000, C)]
+    {
+        let mut p = params(0.0, None, 0.0);
+        p.paused_elsewhere = rule;
+        let mut s = switch(p);
+        round_trip(&mut s, Time::ZERO, 1, hdr(1000));
+        let probe = |s: &mut PdqSwitch, t_us: u64| {
+            let mut h = hdr(t_us);
+            h.pause_by = OTHER;
+            s.on_forward(Time::ZERO, &port(), 2, &mut h);
+            assert_eq!(s.position(2), None, "{rule:?}: removed either way");
+            // Nothing left here: this switch pauses it instead.
+            if h.pause_by == ME { 0 } else { h.rate }
+        };
+        assert_eq!(probe(&mut s, 5000), behind, "{rule:?}: behind flow 1");
+        assert_eq!(probe(&mut s, 500), ahead, "{rule:?}: ahead of flow 1");
+        let mut h1 = hdr(1000);
+        h1.rate = 400_000_000;
+        round_trip(&mut s, Time::ZERO, 1, h1);
+        assert_eq!(probe(&mut s, 5000), behind_400, "{rule:?}: behind flow 1 at 400 Mbps");
+    }
 }
 
 #[test]
