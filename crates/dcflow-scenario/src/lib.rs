@@ -180,6 +180,19 @@ pub fn default_stall(protocol: &ProtocolConfig) -> Dur {
 }
 
 /// Strip serde_json's " at line L column C" suffix: keys, not positions, matter here.
+/// `[protocol]` is one tagged enum, so serde names the section, not the
+/// key, of an unknown value (`unknown variant \`foo\`` for `list = "foo"`).
+/// The key is the one in the section that holds that value (`name` for an
+/// unknown protocol); None when the error is elsewhere or no key holds it.
+fn unknown_variant_key(raw: &serde_json::Value, key: &str, msg: &str) -> Option<String> {
+    let section = raw.get(key)?.as_object()?;
+    let value = msg.strip_prefix("unknown variant `")?.split('`').next()?;
+    let mut holders = section.iter().filter(|(_, v)| v.as_str() == Some(value)).map(|(k, _)| k.as_str());
+    let found = holders.next()?;
+    // Two keys with the same unknown value: name neither wrongly.
+    holders.next().is_none().then(|| format!("{key}.{found}"))
+}
+
 fn clean(msg: String) -> String {
     let msg = match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),
@@ -254,7 +267,9 @@ impl Scenario {
         let mut s: Scenario = serde_path_to_error::deserialize(&raw).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { "scenario".to_string() } else { key };
-            ConfigError::new(key, clean(e.into_inner().to_string()))
+            let msg = clean(e.into_inner().to_string());
+            let key = unknown_variant_key(&raw, &key, &msg).unwrap_or(key);
+            ConfigError::new(key, msg)
         })?;
         if !queue_given {
             s.topology.queue = match s.protocol.default_queue() {

@@ -28,6 +28,21 @@ fn unknown_keys_are_named_with_their_path() {
     assert!(e.message.contains("alpah"), "{e}");
 }
 
+/// `[protocol]` is one tagged enum, whose errors name only the section: an
+/// unknown value of an enum key names the key that holds it.
+#[test]
+fn unknown_protocol_values_name_their_key() {
+    let e = err("[protocol]\nname = \"pdq\"\npaused_elsewhere = \"sometimes\"\n");
+    assert_eq!(e.key, "protocol.paused_elsewhere");
+    assert!(e.message.contains("untouched") && e.message.contains("cap"), "{e}");
+    let e = err("[protocol]\nname = \"pdx\"\n");
+    assert_eq!(e.key, "protocol.name");
+    assert!(e.message.contains("pdq"), "{e}");
+    // Two keys holding the same unknown value: the section, not a guess.
+    let e = err("[protocol]\nname = \"pdq\"\nlist = \"x\"\nvariant = \"x\"\n");
+    assert_eq!(e.key, "protocol");
+}
+
 #[test]
 fn wrong_units_name_the_key_and_the_units() {
     let e = err("[topology]\nlink_rate = \"10GB\"\n");
