@@ -146,6 +146,23 @@ CLAIMS: list[Claim] = [
 ]
 
 
+def _cell(entry: str, column: str, where: dict[str, Any]) -> Callable[[], float]:
+    """`column` of the one row of `entry`'s table whose columns hold the
+    values `where` gives (numbers compared as numbers): for the catalog's
+    wide tables (one row per series and setting, a column per metric)."""
+
+    def same(cell: str, want: Any) -> bool:
+        return float(cell) == float(want) if isinstance(want, (int, float)) else cell == want
+
+    def measure() -> float:
+        rows = [r for r in catalog_table(entry)
+                if all(same(r[k], v) for k, v in where.items())]
+        assert len(rows) == 1, f"{entry}: {len(rows)} rows hold {where}"
+        return float(rows[0][column])
+
+    return measure
+
+
 def _from_catalog(doc: str, text: str, value: float, entry: str, series: str, x: float | None, metric: str,
                   tolerance: float = 0.05) -> Claim:
     """A claim on one value of catalog entry `entry`'s table."""
@@ -186,7 +203,22 @@ CLAIMS += [_from_catalog(*row) for row in [
     (CLAIMS_MD, FIG3C_AFTER, 8, "pdq-fig3c", "D3", 40, "workload.flows", 0.13),
     (CLAIMS_MD, FIG8B_AFTER, 10.18, "pdq-fig8b", "PDQ(Full) (packet)", 128, "fct_mean_s"),
     (CLAIMS_MD, FIG8B_AFTER, 9.22, "pdq-fig8b", "RCP (packet)", 128, "fct_mean_s"),
+    (CLAIMS_MD, "all done at 42.4 ms", 42.4, "pdq-fig6", "PDQ(Full)", None, "all flows done (ms)", 0.01),
 ]]
+
+D3_FIG4 = "dcflow repro run d3-fig4 -o DIR --workers 1"
+D3_FIG16 = "dcflow repro run d3-fig16 -o DIR --workers 1"
+FIG4_TCP = "| load 0.1 / 0.3 / 0.5, TCP | 4.9 / 7.2 / 9.2% |"
+CLAIMS += [
+    # docs/claims.md, D3 Fig. 4: flows < 50 KB missing a 40 ms mean deadline.
+    *(Claim(CLAIMS_MD, FIG4_TCP, missed, lambda load=load: 100 - _cell(
+        "d3-fig4", "deadlines met (%)",
+        {"series": "TCP", "load": load, "flows": "flows < 50 KB", "mean deadline (ms)": 40})(),
+        D3_FIG4) for load, missed in ((0.1, 4.9), (0.3, 7.2), (0.5, 9.2))),
+    # docs/claims.md, D3 Fig. 16: D3's lowest throughput (20 long flows).
+    Claim(CLAIMS_MD, "| after (testbed: `d3_rack`, 128 KB) | 0.81-0.98;", 0.81,
+          _cell("d3-fig16", "throughput (Gbps)", {"series": "D3", "long flows": 20}), D3_FIG16, tolerance=0.02),
+]
 
 
 def check(claims: Sequence[Claim], out=sys.stdout) -> list[str]:
