@@ -35,6 +35,8 @@ pub mod switch;
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+pub(crate) mod sender_tests;
 
 pub use comparator::{Comparator, Criticality};
 pub use header::{PdqHeader, PDQ_HEADER_BYTES};
