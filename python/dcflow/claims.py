@@ -215,6 +215,11 @@ CLAIMS += [
         "d3-fig4", "deadlines met (%)",
         {"series": "TCP", "load": load, "flows": "flows < 50 KB", "mean deadline (ms)": 40})(),
         D3_FIG4) for load, missed in ((0.1, 4.9), (0.3, 7.2), (0.5, 9.2))),
+    # docs/claims.md, D3 Table 1: flows/s at 99% application throughput.
+    Claim(CLAIMS_MD, "| after: every host's own port runs the D3 agent | 3012 / 451 /", 3012,
+          _cell("d3-table1", "capacity", {"series": "D3"}), "dcflow repro run d3-table1 -o DIR --workers 1"),
+    Claim(CLAIMS_MD, "| after: every host's own port runs the D3 agent | 3012 / 451 /", 451,
+          _cell("d3-table1", "capacity", {"series": "RCP_dc"}), "dcflow repro run d3-table1 -o DIR --workers 1"),
     # docs/claims.md, D3 Fig. 16: D3's lowest throughput (20 long flows).
     Claim(CLAIMS_MD, "| after (testbed: `d3_rack`, 128 KB) | 0.81-0.98;", 0.81,
           _cell("d3-fig16", "throughput (Gbps)", {"series": "D3", "long flows": 20}), D3_FIG16, tolerance=0.02),
