@@ -204,6 +204,11 @@ CLAIMS += [_from_catalog(*row) for row in [
     (CLAIMS_MD, FIG8B_AFTER, 10.18, "pdq-fig8b", "PDQ(Full) (packet)", 128, "fct_mean_s"),
     (CLAIMS_MD, FIG8B_AFTER, 9.22, "pdq-fig8b", "RCP (packet)", 128, "fct_mean_s"),
     (CLAIMS_MD, "all done at 42.4 ms", 42.4, "pdq-fig6", "PDQ(Full)", None, "all flows done (ms)", 0.01),
+    # docs/claims.md, M-PDQ Fig. 11b: mean FCT with 1 and 4 subflows.
+    (CLAIMS_MD, "| 24.35 / 21.43 / 28.66 / 37.39 (0.65x) |", 24.35, "pdq-fig11b", "M-PDQ", 1, "fct_mean_s"),
+    (CLAIMS_MD, "| 24.35 / 21.43 / 28.66 / 37.39 (0.65x) |", 37.39, "pdq-fig11b", "M-PDQ", 4, "fct_mean_s"),
+    (CLAIMS_MD, "| 24.35 / 20.41 / 19.53 / 19.49 (1.25x;", 19.49,
+     "pdq-fig11b", "M-PDQ (shortest paths, flow criticality)", 4, "fct_mean_s"),
 ]]
 
 D3_FIG4 = "dcflow repro run d3-fig4 -o DIR --workers 1"
