@@ -69,9 +69,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 mss,
                 line_rate: topo.links[fwd[0] as usize].rate,
                 base_rtt: base_rtt(&topo, &fwd, &rev),
-                // The ports that write an allocation: every link's, the
-                // sender's NIC included, when hosts run agents.
-                switch_hops: (fwd.len() - usize::from(!scenario.protocol.schedules_host_links())) as u8,
+                agent_hops: fwd.len() as u8,
                 dst: spec.dst,
             };
             let ideal = if multi.is_empty() {

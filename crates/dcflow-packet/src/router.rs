@@ -85,19 +85,21 @@ impl Router {
     }
 
     /// The link packet `pkt` (slot `idx`) of `flow` leaves `at` by, towards
-    /// `dst`; `None` when the current tables have no route.
+    /// `dst`, and whether the tables chose it because `at` is off the
+    /// flow's pinned path; `None` when the current tables have no route.
     #[allow(clippy::too_many_arguments)]
-    pub fn next_link(&mut self, topo: &Topology, flow: &FlowState, pkt: &Packet, idx: u32, at: NodeId, dst: NodeId, now: Time) -> Option<LinkId> {
+    pub fn next_link(&mut self, topo: &Topology, flow: &FlowState, pkt: &Packet, idx: u32, at: NodeId, dst: NodeId, now: Time) -> Option<(LinkId, bool)> {
         if flow.pinned {
             // A packet still on a path the flow has left since (rerouted
             // while it flew) is routed by the tables from where it is.
             let route = flow.route(pkt.reverse, pkt.path);
             if let Some(&l) = route.iter().find(|&&l| topo.links[l as usize].from == at) {
-                return Some(l);
+                return Some((l, false));
             }
         }
         let tag = &mut self.slots[idx as usize].tag;
-        choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, FlowKey::new(pkt.flow, pkt.reverse, pkt.path), flow.hash, now, tag)
+        let key = FlowKey::new(pkt.flow, pkt.reverse, pkt.path);
+        choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, flow.hash, now, tag).map(|l| (l, true))
     }
 
     /// The path a flow pins when its SYN goes out (PDQ, D3, RCP_dc and S3

@@ -105,10 +105,6 @@ pub struct Sim {
     reverse_agents: bool,
     /// Some port's agent acts on departing packets (MERP's RateAdj).
     departure_agents: bool,
-    /// Hosts' own output ports run the protocol's port agent
-    /// ([`ProtocolConfig::schedules_host_links`]): the sender's NIC is the
-    /// first agent on a path (agent index 0), not a plain FIFO.
-    host_agents: bool,
     /// Hop-by-hop routing (adaptive policy or timed failures); `None`: every
     /// packet follows its flow's path fixed at set-up.
     pub router: Option<crate::router::Router>,
@@ -120,14 +116,12 @@ pub struct Sim {
 
 impl Sim {
     pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
-        let host_agents = protocol.schedules_host_links();
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
-                let scheduled = host_agents || topo.forwards(link.from);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: if scheduled { protocol.port_agent(l as LinkId, link.rate) } else { PortAgent::Forward },
+                    agent: protocol.port_agent(l as LinkId, link.rate),
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -154,7 +148,6 @@ impl Sim {
             packets: PacketArena::default(),
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
-            host_agents,
             ports,
             open_flows: flows.len(),
             started: 0,
@@ -352,13 +345,10 @@ impl Sim {
         let flow = &self.flows[pkt.flow as usize];
         let router = self.router.as_mut().expect("hop-by-hop routing");
         match router.next_link(&self.topo, flow, pkt, idx, at, flow.dest(pkt.reverse), self.now) {
-            Some(link) => {
-                // A straggler still on a path its flow has left (rerouted
-                // while it flew) passes no agent: the ports of the old path
-                // forgot the flow, and its request must not register it again.
-                let on_path = !flow.pinned || flow.route(pkt.reverse, pkt.path).contains(&link);
-                self.enqueue(link, idx, on_path)
-            }
+            // A straggler still on a path its pinned flow has left (rerouted
+            // while it flew) passes no agent: the ports of the old path
+            // forgot the flow, and its request must not register it again.
+            Some((link, off_pinned_path)) => self.enqueue(link, idx, !(flow.pinned && off_pinned_path)),
             None => {
                 self.packets.remove(idx);
                 self.counters.packets_dropped += 1;
@@ -408,14 +398,10 @@ impl Sim {
         }
         let port = &mut self.ports[link as usize];
         if agent && !matches!(port.agent, PortAgent::Forward) {
-            // Hop 0 is the sender's NIC. With host agents every port on the
-            // path runs one, so the agent index is the hop; without, the
-            // n-th switch is agent n - 1 (BCube's relaying servers, whose
-            // own ports run agents, then share index 0 with their first
-            // switch).
+            // Every port on the path runs the agent, the sender's NIC
+            // (hop 0) first: the hop is the agent's index on the path.
             let pkt = self.packets.get_mut(idx);
-            let agent_index = if self.host_agents { pkt.hop as usize } else { (pkt.hop as usize).saturating_sub(1) };
-            port.agent.on_packet(self.now, &view, agent_index, pkt);
+            port.agent.on_packet(self.now, &view, pkt.hop as usize, pkt);
         }
         if send_now {
             self.transmit(link, idx);
@@ -431,8 +417,7 @@ impl Sim {
     /// A reverse packet entering a node also passes the node's port its
     /// flow's data leaves by: the pair of the link it arrived on (PDQ's
     /// Algorithm 3 updates that port's flow list). This includes the sender
-    /// itself when its own ports run agents (BCube servers relay, so the first
-    /// port of a path is a PDQ port too).
+    /// itself: its own port, the first of the path, runs the agent too.
     #[inline]
     fn reverse_pass(&mut self, idx: u32, arrived_on: LinkId) {
         let pkt = self.packets.get_mut(idx);

@@ -33,7 +33,8 @@ pub enum PortAgent {
 }
 
 impl PortAgent {
-    /// `hop` is the index of this switch along the packet's path (0 = first switch).
+    /// `hop` is the index of this port along the packet's path (0 = the
+    /// sender's own port).
     #[inline]
     pub fn on_packet(&mut self, now: Time, port: &PortView, hop: usize, pkt: &mut Packet) {
         match self {

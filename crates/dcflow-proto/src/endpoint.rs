@@ -25,8 +25,9 @@ pub struct FlowInfo {
     /// Round-trip propagation + processing + one MTU's serialization per hop on
     /// the flow's path with empty queues: the sender's initial RTT estimate.
     pub base_rtt: Dur,
-    /// Number of switches on the forward path (length of allocation vectors).
-    pub switch_hops: u8,
+    /// Ports on the forward path, each running the protocol's port agent,
+    /// the sender's NIC first (the length of D3's allocation vector).
+    pub agent_hops: u8,
     /// The receiving host (what a switch reads in the IP header; MERP's
     /// route control compares destinations, papers/003 Alg. 6).
     pub dst: u32,

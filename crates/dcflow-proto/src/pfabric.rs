@@ -15,7 +15,7 @@
 //! milliseconds, and full-size probes of the waiting flows piled up in a
 //! large buffer (dcflow's 4 MB default), took the link when their flow's
 //! turn came (the switch sends a flow's earliest queued packet first), and
-//! held a 50-sender incast at 5 x its fair makespan (issue 12).
+//! held a 50-sender incast at 5 x its fair makespan.
 //!
 //! The retransmission timer is the flow's, as in TCP (RFC 6298 §5) on which
 //! pFabric's end host is built, and in the reference simulators: started when
@@ -245,7 +245,7 @@ mod tests {
             mss: MSS,
             line_rate: Rate::gbps(10),
             base_rtt: Dur::us(10),
-            switch_hops: 1,
+            agent_hops: 1,
             dst: 0,
         };
         PfabricSender::new(info, &PfabricConfig { init_window: window, ..PfabricConfig::default() })

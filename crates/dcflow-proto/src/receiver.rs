@@ -153,7 +153,7 @@ mod tests {
             mss: 1000,
             line_rate: Rate::gbps(1),
             base_rtt: Dur::us(100),
-            switch_hops: 1,
+            agent_hops: 1,
             dst: 0,
         }
     }

@@ -196,8 +196,12 @@ impl ProtocolConfig {
         }
     }
 
-    /// The agent for the switch output port of link `link_id` with rate
-    /// `link`. PDQ derives its globally unique switch id from the link id.
+    /// The agent for the output port of link `link_id` with rate `link`.
+    /// PDQ derives its globally unique switch id from the link id. Every
+    /// port gets one, a host's own included: the sender's link is scheduled
+    /// like every other (PDQ §2.2 bounds a flow by "the minimum of the
+    /// sender NIC rate, the switch link rates, and the rate that receiver
+    /// can process"; docs/fidelity.md, "The sender's own link").
     pub fn port_agent(&self, link_id: u32, link: Rate) -> PortAgent {
         match self {
             ProtocolConfig::Pdq(c) => PortAgent::Pdq(crate::pdq::PdqSwitch::new(c, link_id, link)),
@@ -208,27 +212,6 @@ impl ProtocolConfig {
             ProtocolConfig::Merp(c) => PortAgent::Merp(crate::merp::MerpSwitch::new(c, link)),
             _ => PortAgent::Forward,
         }
-    }
-
-    /// Whether every host's own output port runs [`Self::port_agent`] as a
-    /// switch port does, so that the sender's link is a scheduled resource
-    /// like every other: true for each protocol whose ports allocate rates
-    /// or grants (PDQ and S3, D3 and RCP_dc, MERP). PDQ §2.2 bounds a flow
-    /// by "the minimum of the sender NIC rate, the switch link rates, and
-    /// the rate that receiver can process", and PDQ's flow-level simulator
-    /// schedules every link; without an agent at the NIC each of a host's
-    /// flows is granted the full link by the switches and they queue in the
-    /// NIC's FIFO (docs/fidelity.md, "The sender's own link").
-    pub fn schedules_host_links(&self) -> bool {
-        self.has_port_agents()
-    }
-
-    /// Whether [`Self::port_agent`] gives ports anything but plain forwarding.
-    pub fn has_port_agents(&self) -> bool {
-        matches!(
-            self,
-            ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) | ProtocolConfig::Merp(_)
-        )
     }
 
     /// Whether ACKs must retrace the data path link by link: PDQ's switches
@@ -243,7 +226,10 @@ impl ProtocolConfig {
     /// keep to the ports that hold it: under a per-packet routing policy
     /// such flows pin one path at SYN time (docs/architecture.md, "Routing").
     pub fn pins_paths(&self) -> bool {
-        self.has_port_agents()
+        matches!(
+            self,
+            ProtocolConfig::Pdq(_) | ProtocolConfig::S3(_) | ProtocolConfig::Rcp(_) | ProtocolConfig::D3(_) | ProtocolConfig::Merp(_)
+        )
     }
 }
 

@@ -189,7 +189,7 @@ impl RateSender {
     fn take_feedback(&mut self, now: Time, h: &RateHeader) {
         // The capacity controller may allocate more than the link (C grows
         // while the link is under-used); a host never paces faster than its NIC.
-        self.rate = h.min_alloc(self.info.switch_hops as usize).min(self.info.line_rate.0);
+        self.rate = h.min_alloc(self.info.agent_hops as usize).min(self.info.line_rate.0);
         self.pacer.set_rate(now, self.data_rate());
         self.request_sent_at = None;
         self.request_due_at = now;

@@ -20,7 +20,7 @@ fn sender(deadline: Dur, quenching: bool) -> RateSender {
         mss: 1460,
         line_rate: Rate::gbps(1),
         base_rtt: Dur::us(100),
-        switch_hops: 1,
+        agent_hops: 1,
         dst: 0,
     };
     RateSender::new(info, &ExplicitRateConfig { quenching, ..Default::default() }, true)

@@ -17,7 +17,7 @@ pub(crate) fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
         mss: 1460,
         line_rate: Rate(C),
         base_rtt: RTT,
-        switch_hops: 1,
+        agent_hops: 1,
         dst: 0,
     }
 }
@@ -98,7 +98,7 @@ fn early_termination_conditions() {
 /// Condition (2) with `et_remaining`: 30 packets are in flight, unacked, when
 /// the deadline is 0.6 ms away. The 100 KB not yet acknowledged need 0.8 ms at
 /// 1 Gbps, the 56.7 KB not yet sent 0.45 ms: only the unacked reading
-/// terminates (issue 18, Fig. 3c).
+/// terminates (Fig. 3c).
 #[test]
 fn early_termination_counts_unacked_or_unsent_bytes() {
     let terminated = |et_remaining: EtRemaining| {

@@ -18,7 +18,7 @@ fn info(size: u64) -> FlowInfo {
         mss: MSS as u32,
         line_rate: Rate::gbps(1),
         base_rtt: Dur::us(100),
-        switch_hops: 1,
+        agent_hops: 1,
         dst: 0,
     }
 }

@@ -140,7 +140,7 @@ pub fn flow(size: Bytes, rate: Rate, rtt: Dur) -> FlowInfo {
         line_rate: rate,
         // Unloaded RTT including one MTU's serialisation.
         base_rtt: rtt + rate.tx_time(Bytes(1500)),
-        switch_hops: 1,
+        agent_hops: 1,
         dst: 0,
     }
 }
