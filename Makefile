@@ -50,7 +50,7 @@ test: test-rust test-stress test-python
 test-rust:
 	cargo test --workspace --quiet
 
-# A slice of the stress matrix (issue 12) and of the agreement matrix, in
+# A slice of the stress matrix and of the agreement matrix, in
 # release: debug is too slow for them. The release profile is the one
 # `maturin develop --release` builds, so the engine crates compiled for the
 # extension are reused. --no-fail-fast: one failing slice does not hide the

@@ -1,4 +1,4 @@
-"""Issue 18: D3's capacity controller without an upper bound winds up while
+"""D3's capacity controller without an upper bound winds up while
 D3 Fig. 12's long flow runs alone (it leaves a sliver of the link unused, so
 C grows by α x that sliver every 800 us for 5 s), and the burst is then
 allocated from the inflated C. `protocol.capacity_max` bounds C (multiples

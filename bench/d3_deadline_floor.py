@@ -1,4 +1,4 @@
-"""Issue 18: the share of D3 Fig. 9's D3 / RCP_dc gap that the 3 ms deadline
+"""The share of D3 Fig. 9's D3 / RCP_dc gap that the 3 ms deadline
 floor governs. Senders at 99% application throughput (D3 Fig. 9's measure)
 on `d3-fig9`'s base (one rack, 2-50 KB responses, exponential deadlines with
 a 30 ms mean; D3 and RCP_dc on the router's 128 KB) for each floor, 10 seeds:

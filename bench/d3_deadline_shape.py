@@ -1,4 +1,4 @@
-"""Issue 18: the share of D3 Fig. 9's D3 / RCP_dc gap that the shape of the
+"""The share of D3 Fig. 9's D3 / RCP_dc gap that the shape of the
 deadline distribution governs, at the same 30 ms mean: senders at 99%
 application throughput on `d3-fig9`'s base (one rack, 2-50 KB responses,
 D3 and RCP_dc on the router's 128 KB), 10 seeds. The floor's own sweep is

@@ -1,4 +1,4 @@
-"""Issue 18: when the flow burst of D3 Fig. 12 starts after the long
+"""When the flow burst of D3 Fig. 12 starts after the long
 background flow. D3 §6.1.1 starts it 5 s after the long flow, as `d3-fig12`
 does now; it started it 20 ms after before (enough for D3 and RCP_dc to
 fill the aggregator's link). Senders supported at 99% application throughput, moderate deadlines

@@ -1,4 +1,4 @@
-"""Issue 18: which part of the network governs D3 Fig. 16 (D3 §6.2: long
+"""Which part of the network governs D3 Fig. 16 (D3 §6.2: long
 flows to one host, "median and average network throughput of 0.95Gbps";
 queue mean 4-6 KB, median 1.5 KB, p99 16.5-48 KB). `d3-fig16` ran on a
 star with dcflow's defaults (0.1 us per link + 25 us per switch, 4 MB

@@ -1,4 +1,4 @@
-"""Issue 18: which of the settings D3 §3 leaves open give Fig. 5's "three to
+"""Which of the settings D3 §3 leaves open give Fig. 5's "three to
 five times as many flows as fair share". D3 §3 runs a Monte Carlo of ideal
 fair share, EDF and rate reservation on one 1 Gbps link with DCTCP-like
 sizes and exponential deadlines (mean 30 ms, moderate); it does not say

@@ -1,4 +1,4 @@
-"""Issue 18: TCP_pr's priority split. D3 §6.1.1 maps "flows with short
+"""TCP_pr's priority split. D3 §6.1.1 maps "flows with short
 deadlines" to the higher of two priority classes without saying where short
 ends; the catalog's TCP_pr puts deadlines up to 20 ms (the tight class's
 mean) high. Senders supported at 99% (D3 Fig. 9's measure, bisection) and at

@@ -1,4 +1,4 @@
-"""Issue 18: how M-PDQ's Fig. 11b/c (BCube(2,3), random permutation, Poisson,
+"""How M-PDQ's Fig. 11b/c (BCube(2,3), random permutation, Poisson,
 `pdq-fig11b` / `pdq-fig11c`) depend on the three choices PDQ §6 leaves
 open: what "load" means for a 4-port server, the criticality a subflow
 carries (`protocol.subflow_criticality`), and how subflows get their paths

@@ -1,4 +1,4 @@
-"""Issue 18: what governs packet PDQ's gap on Fig. 8b's 128-server fat tree
+"""What governs packet PDQ's gap on Fig. 8b's 128-server fat tree
 (10 flows per server, U[2, 198] KB, random permutation, all at t = 0).
 Mean FCT over seeds 1-3 for PDQ(Full) with one mechanism changed at a
 time, against RCP_dc and PDQ's flow level; then the same flows through one

@@ -1,4 +1,4 @@
-"""Issue 18: Fig. 3a (application throughput vs number of flows, query
+"""Fig. 3a (application throughput vs number of flows, query
 aggregation on the 12-server tree, deadlines exp(20 ms) >= 3 ms), seeds
 1-100: the optimal, PDQ's flow level, and packet PDQ(Full) with Early
 Termination on the bytes not yet acknowledged (the default) or not yet

@@ -1,4 +1,4 @@
-"""Issue 18: Fig. 3c in the flow-level model first. Flows supported at 99%
+"""Fig. 3c in the flow-level model first. Flows supported at 99%
 application throughput on the 12-server tree, 40 ms mean deadline, 10
 seeds, for the ideal disciplines and flow-level PDQ with one setting
 changed at a time:

@@ -1,4 +1,4 @@
-"""Issue 18: what packet PDQ loses against the optimal in Fig. 3c (flows
+"""What packet PDQ loses against the optimal in Fig. 3c (flows
 supported at 99% application throughput on the 12-server tree, deadlines
 exp(40 ms) >= 3 ms, U[2, 198] KB, all flows at t = 0). Application
 throughput (%) by number of flows over seeds 1-100, and the flows supported

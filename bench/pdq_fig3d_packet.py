@@ -1,4 +1,4 @@
-"""Issue 18: how far packet PDQ is from the optimal in Fig. 3d (mean FCT vs
+"""How far packet PDQ is from the optimal in Fig. 3d (mean FCT vs
 number of flows, query aggregation on the 12-server tree, U[2, 198] KB, no
 deadlines, all at t = 0), and what the gap is made of. Mean FCT (ms) over
 seeds 1-20; pFabric is the packet-level reference (priority queues that

@@ -1,4 +1,4 @@
-"""Issue 18: what governs PDQ's loss resilience (Fig. 9b: +11.4% mean FCT at
+"""What governs PDQ's loss resilience (Fig. 9b: +11.4% mean FCT at
 3% loss both ways in the paper). PDQ recovers lost data by timeout only;
 sweep its RTO floor on `pdq-fig9b`'s scenario, 30 seeds:
 

@@ -1,4 +1,4 @@
-"""Issue 18: when does Suppressed Probing (PDQ(Full) vs PDQ(ES+ET)) matter?
+"""When does Suppressed Probing (PDQ(Full) vs PDQ(ES+ET)) matter?
 Query aggregation on the 12-server tree, deadlines exp(40 ms) >= 3 ms,
 seeds 1-50: application throughput and packets sent (data, probes,
 control) by number of flows, with the 2κ flow list (the flows outside it

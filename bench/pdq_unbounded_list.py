@@ -1,4 +1,4 @@
-"""Issue 18: PDQ(Full) vs PDQ(ES+ET) in Fig. 5a (Suppressed Probing) with
+"""PDQ(Full) vs PDQ(ES+ET) in Fig. 5a (Suppressed Probing) with
 the 2-kappa list and with every flow kept (`protocol.list = "unbounded"`),
 application throughput of the short flows, 3 seeds:
 

@@ -16,8 +16,9 @@ from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
                  "ideal_fct_s", "slowdown", "met_deadline", "terminated", "bytes_delivered"]
-# Issue 14 adds the per-link drops, reroutes and state to the time series;
-# issue 18 the controllers' state (a port's C, a sender's window, alpha, rate).
+# Besides throughput and queue, the time series holds the per-link drops,
+# reroutes and state, and the controllers' state (a port's C, a sender's
+# window, alpha, rate).
 TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up",
               "capacity_bps", "window_bytes", "alpha", "imminence", "rate_bps"]
 
@@ -178,7 +179,7 @@ BAD_SCENARIOS = {
                       '{ dist = "cdf", file = "sizes.csv" }'),
         "workload.size.file", ["sizes.csv"],
     ),
-    # Issue 14: timed faults and routing policies.
+    # Timed faults and routing policies.
     "unknown link in a fault": (SMALL + '[[faults.events]]\nat = "1ms"\nlink = "sw->h9"\nstate = "down"\n',
                                 "faults.events[0].link", ["sw->h9", "dcflow topo"]),
     "recovery before failure": (SMALL + '[[faults.events]]\nat = "1ms"\nlink = "sw->h1"\nstate = "up"\n',

@@ -1,4 +1,4 @@
-"""Other simulators' formats (issue 16): HPCC / ns-3 flow files, htsim
+"""Other simulators' formats: HPCC / ns-3 flow files, htsim
 connection matrices, YAPS and HPCC flow-size CDFs, and `dcflow export`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Per-size-bucket slowdown and the warm-up cut (`[stats]`, issue 16):
+"""Per-size-bucket slowdown and the warm-up cut (`[stats]`):
 in the summary, in sweeps' points.parquet and in `dcflow plot`. Expected
 values are recomputed from the run's own flows table."""
 

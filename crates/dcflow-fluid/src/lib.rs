@@ -1,4 +1,4 @@
-//! dcflow-fluid: the flow-level engine (`engine = "fluid"`, issue 4).
+//! dcflow-fluid: the flow-level engine (`engine = "fluid"`).
 //!
 //! Every flow is a fluid whose rate is constant between events; rates are
 //! recomputed on arrivals, completions, terminations and model ticks, over

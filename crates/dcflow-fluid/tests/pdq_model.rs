@@ -132,7 +132,7 @@ fn what_the_flow_level_cannot_model_is_refused_by_key() {
     Scenario::from_toml("[topology]\nkind = \"star\"\nhosts = 4\n[protocol]\nname = \"pdq\"\nr_pdq = 0.9\n").unwrap();
 }
 
-/// `[fluid] recompute = "interval"` (issue 18's reading of §5.5's "time
+/// `[fluid] recompute = "interval"` (a reading of §5.5's "time
 /// scale of 1 ms"): rates change only at 1 ms steps, so each of Fig. 6's
 /// flows starts at a step (the first once its handshake is done, the others
 /// at the first step after the previous one ended: the link idles between).

@@ -1,4 +1,4 @@
-//! How a fluid run ends (issue 12): `status`, and `sim_time_s` and
+//! How a fluid run ends: `status`, and `sim_time_s` and
 //! `utilization` over the first flow's start to the last outcome or `stop`.
 
 use dcflow_scenario::{RunOutput, RunStatus, Scenario};

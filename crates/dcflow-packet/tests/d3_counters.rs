@@ -1,5 +1,5 @@
 //! D3's per-port counters N, D and A under loss, quenching and
-//! retransmission (issue 12, defect 2): at any moment they equal the sums
+//! retransmission: at any moment they equal the sums
 //! over the flows each port carries, and when every flow has closed they are
 //! back at zero. `run_audited` asks every port's agent to check this.
 
@@ -54,7 +54,7 @@ fn request_storm_bound(out: &RunOutput) -> f64 {
     out.flows.iter().map(|f| per_flow(f.size_bytes, f.fct_s.unwrap_or(0.0))).sum::<f64>() * 1.1
 }
 
-/// Issue 12, defect 1: 110 and 200 simultaneous RCP_dc / D3 flows into one
+/// 110 and 200 simultaneous RCP_dc / D3 flows into one
 /// 1 Gbps port all finish (2 of 110 did, the rest livelocked with the link
 /// full of header-only requests), without a request storm.
 #[test]

@@ -74,7 +74,7 @@ fn assert_near_srpt(out: &RunOutput) {
 /// packets are not lost, only late, so they time out and reach probe mode.
 /// With full-size probes those piled up in the buffer, went out ahead of
 /// their own data when their turn came: 12 of the 50 flows were unfinished at
-/// 300 ms, and the last ended at 0.70 s, 17.9 x the drain time (issue 12).
+/// 300 ms, and the last ended at 0.70 s, 17.9 x the drain time.
 /// With pFabric's one-byte probes (§4.3) it ends at 1.17 x.
 #[test]
 fn an_incast_of_waiting_flows_ends_near_srpt() {

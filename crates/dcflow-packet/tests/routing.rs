@@ -1,4 +1,4 @@
-//! Path choice at each switch and links that fail during a run (issue 14).
+//! Path choice at each switch and links that fail during a run.
 
 use dcflow_scenario::{RunOutput, Scenario};
 

@@ -1,4 +1,4 @@
-//! How a run ends (issue 12): the summary's `status`, `sim_time_s` and
+//! How a run ends: the summary's `status`, `sim_time_s` and
 //! `utilization` describe the interval in which flows had work, from the first
 //! flow's start to the last flow's outcome, `stop`, or a stall.
 

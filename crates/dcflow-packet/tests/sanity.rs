@@ -1,4 +1,4 @@
-//! Sanity facts a reader can check by hand (issue "Must show").
+//! Sanity facts a reader can check by hand.
 
 use dcflow_scenario::{RunOutput, Scenario};
 

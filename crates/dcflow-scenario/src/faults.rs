@@ -1,5 +1,5 @@
 //! `[faults]`: random loss on named links, and timed failures and recoveries
-//! of links and switches (issue 14), resolved against the topology into
+//! of links and switches, resolved against the topology into
 //! the link changes the packet engine applies.
 
 use dcflow_core::{ConfigError, Dur, LinkId, Time};

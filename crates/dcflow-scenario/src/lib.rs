@@ -78,7 +78,7 @@ pub struct FluidConfig {
     /// while inputs drift) or "interval" (only every `equilibrium_interval`: a
     /// new flow waits for the next step, a finished flow's rate idles until
     /// then). PDQ §5.5's "iterative approach ... with a time scale of 1 ms"
-    /// reads either way; issue 18 measures both (docs/fidelity-fluid.md).
+    /// reads either way; docs/fidelity-fluid.md measures both.
     pub recompute: Recompute,
 }
 
@@ -231,8 +231,9 @@ fn plain_words(msg: &str) -> String {
 }
 
 /// A lower bound of the memory a run needs per flow: the flow-level engine
-/// measured 418 MB for 1,000,000 flows (BENCHMARKS.md, issue 4); the packet
-/// engine keeps more per flow (sender, receiver, segment state).
+/// measured 418 MB for 1,000,000 flows (BENCHMARKS.md, "Flow-level engine
+/// at scale"); the packet engine keeps more per flow (sender, receiver,
+/// segment state).
 const BYTES_PER_FLOW: u64 = 400;
 
 /// The machine's memory (Linux: /proc/meminfo's MemTotal), if known.

@@ -196,7 +196,7 @@ pub struct RunEnd {
 /// run's end, the interval in which the links had work. Each item of `links`
 /// is (bits the link sent by `end`, its rate in bit/s). Measuring from time 0
 /// to the last event instead made it depend on arrival offsets and on timers
-/// left after the last flow (issue 12).
+/// left after the last flow.
 pub fn utilization(links: &[(f64, f64)], first_start: Time, end: Time) -> f64 {
     let secs = end.since(first_start).as_secs_f64();
     if links.is_empty() || secs == 0.0 {
@@ -265,20 +265,20 @@ pub struct Summary {
     pub timeouts: u64,
     /// Packet transmissions over links: the engine's unit of work (benchmarks).
     pub packet_hops: u64,
-    /// Issue 14: packets lost to failed links (included in `packets_dropped`).
+    /// Packets lost to failed links (included in `packets_dropped`).
     pub packets_dropped_by_failure: u64,
-    /// Issue 14: flows moved to another path by a routing change.
+    /// Flows moved to another path by a routing change.
     pub reroutes: u64,
-    /// Issue 14: flows terminated because failures left them no path
+    /// Flows terminated because failures left them no path
     /// (counted in `flows_terminated` too).
     pub flows_no_path: u64,
-    /// Issue 16: the `[stats] warmup` cut, in seconds: the deadline, FCT and
+    /// The `[stats] warmup` cut, in seconds: the deadline, FCT and
     /// slowdown statistics and the buckets cover the flows starting at or
     /// after it.
     pub warmup_s: f64,
     /// Flows starting at or after `warmup_s` (all flows without a warm-up).
     pub flows_measured: u64,
-    /// Issue 16: slowdown (and mean FCT) per flow-size range, as flat keys
+    /// Slowdown (and mean FCT) per flow-size range, as flat keys
     /// ([`SizeBuckets`]).
     #[serde(flatten)]
     pub size_buckets: SizeBuckets,

@@ -172,7 +172,7 @@ fn a_flow_count_that_cannot_fit_in_memory_is_refused_with_an_estimate() {
     assert!(e.message.contains("GB of memory"), "{}", e.message);
 }
 
-/// Issue 14's bad inputs: each names its key.
+/// Bad routing and timed-fault inputs: each names its key.
 #[test]
 fn routing_and_timed_faults_name_their_keys() {
     let ft = "[topology]\nkind = \"fat_tree\"\nk = 4\n";

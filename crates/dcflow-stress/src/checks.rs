@@ -1,4 +1,4 @@
-//! The checks every run of the matrix must pass (issue 12), and the bounds
+//! The checks every run of the matrix must pass, and the bounds
 //! they use. docs/stress.md explains the bounds' constants.
 
 use crate::matrix::Protocol;

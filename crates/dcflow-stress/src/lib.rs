@@ -1,4 +1,4 @@
-//! dcflow-stress: issue 12's stress matrix. Every packet-engine protocol
+//! dcflow-stress: the stress matrix. Every packet-engine protocol
 //! ([`matrix::PROTOCOLS`]) runs on every scenario ([`matrix::scenarios`]),
 //! checked against a bound derived from the fluid `fair` makespan of the
 //! same flows (and stopped at a multiple of it), and each run is checked ([`checks::violations`]).

@@ -1,8 +1,8 @@
-//! What the stress matrix runs (issue 12): every packet-engine protocol and
+//! What the stress matrix runs: every packet-engine protocol and
 //! variant ([`PROTOCOLS`]) on every scenario ([`scenarios`]): incast into one
 //! 1 Gbps port, Poisson all-to-all on the 12-host tree and a k = 4 fat-tree,
 //! both again with 1% random loss, and the fat-tree with a core link and a
-//! core switch that fail and recover during the run (issue 14).
+//! core switch that fail and recover during the run.
 
 use dcflow_core::Dur;
 

@@ -1,7 +1,7 @@
 //! The slice of the stress matrix that `make test` runs (in release, under a
 //! minute on 2 cores): every protocol on a 100-sender incast with deadlines,
 //! on the lossy fat-tree at load 0.9 and on the fat-tree whose core link
-//! and switch fail and recover (issue 14), and the explicit-rate protocols
+//! and switch fail and recover, and the explicit-rate protocols
 //! and pFabric on the 500-sender incast. `make stress` runs the whole matrix.
 
 use dcflow_stress::matrix::{self, StressScenario};
@@ -36,7 +36,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
 ];
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
-/// ones a 500-flow incast has livelocked (issue 12).
+/// ones a 500-flow incast has livelocked.
 const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp"];
 
 fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {

@@ -10,7 +10,7 @@ sizes (shape 1.2, mean 50 KB), deadlines only on flows below 200 KB, t_max
 series stops a flow at its deadline, as §III-A's simulations do
 (``stop_at_deadline``).
 
-Queries (issue 15): the text gives no query arrival process for Fig. 6 and
+Queries: the text gives no query arrival process for Fig. 6 and
 8; its only arrival rate is Fig. 10's "1000 flows per second per server".
 Here queries arrive as a Poisson process at every server (its root); a
 query's `fan-in` workers are drawn from all 399 other servers (so the

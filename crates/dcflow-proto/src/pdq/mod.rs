@@ -128,8 +128,8 @@ pub enum PausedElsewhere {
 /// remaining flow size" whenever an ACK arrives, which reads as the bytes not
 /// yet acknowledged; but bytes already in flight arrive without being sent
 /// again, so for "can this flow still make its deadline" the bytes still to
-/// send are the tighter reading. Issue 18 measures both (docs/fidelity-pdq.md,
-/// "Fig. 3c").
+/// send are the tighter reading. Both are measured in docs/fidelity-pdq.md,
+/// "Fig. 3c".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EtRemaining {
@@ -217,7 +217,7 @@ pub struct PdqConfig {
     pub rto_min: Dur,
     /// How many flows a switch port keeps in its list: "2kappa" (default,
     /// §3.3.1: "we store the 2κ most critical flows") or "unbounded" (every
-    /// flow it has seen, within `max_flows`): issue 18's reading of §5.3's
+    /// flow it has seen, within `max_flows`): a reading of §5.3's
     /// 9.3 KB of state for 0.23 MB / 12,000 flows, under which Suppressed
     /// Probing's X x index exceeds one RTT for the flows it should slow.
     pub list: ListSize,
