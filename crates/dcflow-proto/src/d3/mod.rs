@@ -59,7 +59,7 @@ pub struct ExplicitRateConfig {
     /// rate; None (default): no bound, as D3 §4.4 prints the controller. A
     /// flow that leaves a sliver of the link unused (a lone long flow at its
     /// NIC's rate) lets C grow without end, and the next burst is allocated
-    /// from it (D3 Fig. 12; docs/fidelity.md, issue 18).
+    /// from it (D3 Fig. 12; docs/fidelity.md, "Re-run of D3 Fig. 12").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity_max: Option<f64>,
 }

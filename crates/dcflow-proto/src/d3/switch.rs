@@ -170,7 +170,7 @@ impl RateAllocator {
         self.ledger.insert(pkt.flow, Grant { desired, alloc: a });
     }
 
-    /// The invariant of issue 12: N, D and A are the sums over the flows this
+    /// The soft-state invariant: N, D and A are the sums over the flows this
     /// port carries, and every flow it counts is one that `carried` says
     /// still exists on this port.
     pub fn audit(&self, carried: &dyn Fn(FlowId) -> bool) -> Option<String> {

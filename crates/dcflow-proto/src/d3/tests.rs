@@ -136,7 +136,7 @@ fn a_syn_resent_after_the_deadline_is_a_fin_when_quenching() {
     assert_eq!(s.poll_event(), Some(FlowEvent::Terminated));
 }
 
-/// Issue 12, defect 3 (D3 §4.1: a sender asks once per RTT): granted
+/// Request cadence (D3 §4.1: a sender asks once per RTT): granted
 /// 5 Mbps, the next data packet is 3.7 ms away; the request must not
 /// wait for it but go header-only within about an RTT of the answer.
 #[test]
@@ -152,7 +152,7 @@ fn a_flow_granted_little_still_asks_about_once_per_rtt() {
     assert!(matches!(p.sched, Sched::Rate(_)));
 }
 
-/// Issue 12, defect 1: a flow held at the base rate asks at the base
+/// A flow held at the base rate asks at the base
 /// rate's pace (one 62-byte request per 300 us), not on every answer:
 /// answered every 50 us, 110 such flows would keep a 1 Gbps port full of
 /// requests, and the queue would hold C at 0 for good.
@@ -293,7 +293,7 @@ fn fin_returns_allocation_and_leaves() {
     assert_eq!((r.flows(), r.allocated(), r.demand()), (0, 0, 0));
 }
 
-/// Issue 12, defect 2: with the header's a_t and r_t as the only memory,
+/// With the header's a_t and r_t as the only memory,
 /// each of these left N, D or A off for good.
 #[test]
 fn repeated_and_orphaned_requests_leave_the_counters_exact() {
@@ -348,7 +348,7 @@ fn capacity_controller_backs_off_under_queue_and_grows_while_the_link_is_idle() 
     assert!((r.capacity() - 1.9e9).abs() < 1.0, "{}", r.capacity());
 }
 
-/// `capacity_max` (issue 18, D3 Fig. 12): the same idle link as above
+/// `capacity_max` (D3 Fig. 12): the same idle link as above
 /// grows C to 1.9 Gbps unbounded, to 1.2 Gbps at most with the bound.
 #[test]
 fn capacity_max_bounds_the_controller() {
