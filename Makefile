@@ -14,7 +14,7 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -97,3 +97,8 @@ readme-images: $(DEVELOP_STAMP)
 	$(BIN)/dcflow sweep examples/sweeps/incast.toml -o build/readme-sweep --overwrite
 	$(BIN)/dcflow plot build/readme-sweep
 	cp build/readme-sweep/plots/app_throughput.png docs/img/sweep-app-throughput.png
+
+# docs/keys.md, from the key reference python/dcflow/keys.py (tests/test_keys.py
+# fails when it is stale).
+keys-doc: $(DEVELOP_STAMP)
+	$(BIN)/dcflow keys --markdown > docs/keys.md

@@ -92,3 +92,29 @@ def dcflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.run([sys.executable, "-m", "dcflow", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, env=env, timeout=120)
+
+
+def stderr_on_a_terminal(args: list[str], columns: int = 100) -> tuple[int, str]:
+    """Run `dcflow ARGS` with stderr on a pseudo-terminal `columns` wide (0:
+    a terminal that reports no size, as `script -c` opens outside a terminal)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24 if columns else 0, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "dcflow", *args], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.communicate(timeout=120)
+    os.close(master)
+    return proc.returncode, seen.decode(errors="replace")

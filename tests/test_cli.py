@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXPLICIT, MONITOR, SMALL, dcflow, write
+from conftest import EXPLICIT, MONITOR, SMALL, dcflow, stderr_on_a_terminal, write
 from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
@@ -407,39 +408,22 @@ def test_ctrl_c_stops_a_run_with_exit_130_and_no_output(engine, tmp_path):
     assert not out.exists() and [p for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
-    """Run `dcflow ARGS` with stderr on a pseudo-terminal 100 columns wide."""
-    import fcntl
-    import pty
-    import struct
-    import subprocess
-    import sys
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "dcflow", *args], stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.communicate(timeout=120)
-    os.close(master)
-    return proc.returncode, seen.decode(errors="replace")
-
-
 @pytest.mark.skipif(not Path("/dev/ptmx").exists(), reason="needs pseudo-terminals")
-def test_a_progress_bar_only_on_a_terminal_and_not_with_quiet(tmp_path):
+@pytest.mark.parametrize("columns", [0, 100])
+def test_a_progress_bar_only_on_a_terminal_and_not_with_quiet(columns, tmp_path):
+    """Drawn on a sized terminal and on one that reports no size (0 x 0:
+    `script -c` outside a terminal, CI), where tqdm alone draws nothing."""
     scenario = write(tmp_path, LONG["packet"], "long.toml")
-    code, err = _stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s"])
-    assert code == 0 and "simulating" in err and "events/s" in err and "flow" in err
-    code, err = _stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s", "--quiet"])
+    code, err = stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s"], columns)
+    assert code == 0, err
+    # Drawn before the engine reports anything (its total is not known yet),
+    # then flows done of total, time spent < ETA, simulated time, events/s.
+    first, rest = err.split("\r", 2)[1:]
+    assert first.startswith("simulating") and "0/? flows" in first, err[:300]
+    bars = re.findall(r"simulating +\d+%\|.*?\| (\d+)/20 flows \[\d\d:\d\d<[\d:?]+, sim ([\d.e+-]+) s, "
+                      r"[\d.e+]+ ev/s\]", rest)
+    assert bars and float(bars[-1][1]) > 0, err[:600]
+    code, err = stderr_on_a_terminal(["run", str(scenario), "--set", "stop=60s", "--quiet"], columns)
     assert code == 0 and "simulating" not in err
     r = dcflow("run", scenario, "--set", "stop=60s")
     assert r.returncode == 0 and "simulating" not in r.stderr

@@ -18,6 +18,7 @@ from dcflow.scenario import Scenario, ScenarioError, parse_set
 
 EXIT_USAGE = 2  # bad scenario / bad arguments
 EXIT_FAILURE = 1  # the run could not write its outputs, plots failed, ...
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 
 class CliError(Exception):
@@ -165,6 +166,26 @@ def bench_cmd(scenarios: tuple[str, ...], repeat: int, out: str | None) -> None:
         raise SystemExit(code)
 
 
+@cli.command("keys")
+@click.argument("section", required=False, metavar="[SECTION]")
+@click.option("--markdown", is_flag=True, help="Print docs/keys.md: every section as a Markdown table.")
+def keys_cmd(section: str | None, markdown: bool) -> None:
+    """Every scenario key with its type, unit, default, allowed values and
+    paper section. SECTION: scenario, topology, protocol, workload, flows,
+    monitor, faults, fluid, stats, or a protocol name (pdq, dctcp, ...)."""
+    from dcflow import keys
+    from dcflow.suggest import did_you_mean
+
+    if markdown:
+        click.echo(keys.render_markdown(), nl=False)
+        return
+    choices = [*keys.SECTIONS, *keys.PROTOCOLS]
+    if section is not None and section not in choices:
+        raise CliError(f"keys: unknown section {section!r}{did_you_mean(section, choices)}; "
+                       f"allowed: {', '.join(choices)}")
+    click.echo(keys.render_text(keys.select(section)))
+
+
 @cli.command("version")
 def version_cmd() -> None:
     """Print the dcflow version."""
@@ -253,6 +274,13 @@ def _error(message: str, code: int) -> int:
     return code
 
 
+def _interrupted(e: BaseException | None) -> str:
+    """The Ctrl-C line, with what was kept when the interrupted work says
+    (a sweep: "k of N points saved; rerun with --resume")."""
+    detail = str(e) if hasattr(e, "saved") else ""  # dcflow.sweep.SweepInterrupted
+    return f"interrupted: {detail}" if detail else "interrupted"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dcflow`` console script; returns the exit status."""
     try:
@@ -267,10 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(0, argv)
     except click.ClickException as e:  # usage errors: unknown option, missing argument
         return _exit(_error(e.format_message(), e.exit_code or EXIT_USAGE), argv)
-    except click.exceptions.Abort:
-        return _exit(_error("interrupted", 130), argv)
-    except KeyboardInterrupt:
-        return _exit(_error("interrupted", 130), argv)
+    except click.exceptions.Abort as e:  # click's form of Ctrl-C
+        return _exit(_error(_interrupted(e.__cause__), EXIT_INTERRUPTED), argv)
+    except KeyboardInterrupt as e:
+        return _exit(_error(_interrupted(e), EXIT_INTERRUPTED), argv)
     except BrokenPipeError:
         return _exit(0, argv)
     code = rv if isinstance(rv, int) else 0

@@ -67,11 +67,19 @@ def _run_inline(points, tasks, on_done, workers, address) -> None:
 
 def _worker_init() -> None:
     """Pool workers die with their parent (Linux): a sweep killed with SIGKILL
-    leaves no orphan processes behind (the forkserver exits with the sweep)."""
+    leaves no orphan processes behind (the forkserver exits with the sweep).
+    They ignore SIGINT: Ctrl-C reaches the whole process group, and the
+    parent alone decides, stopping them itself (:func:`_run_local`); a worker
+    interrupted on its own would print a traceback and break the pool. They
+    start with SIGINT blocked (:func:`_sigint_blocked`), so one that arrives
+    while a worker imports is discarded here, not raised."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
-            import signal
 
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
@@ -79,6 +87,21 @@ def _worker_init() -> None:
                 os._exit(1)
         except (OSError, AttributeError):
             pass
+
+
+@contextlib.contextmanager
+def _sigint_blocked():
+    """Block SIGINT in the parent while it starts workers: they inherit the
+    mask, so a Ctrl-C during their start-up waits, in them, until
+    :func:`_worker_init` ignores it. The parent receives it when the block
+    ends (a KeyboardInterrupt then)."""
+    import signal
+
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextlib.contextmanager
@@ -109,14 +132,18 @@ def _run_local(points, tasks, on_done, workers, address) -> None:
     n = max(1, min(n, len(tasks)))
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init) as pool:
-        with spawnable_main():  # workers start as tasks are submitted
-            futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
         try:
+            with spawnable_main(), _sigint_blocked():  # workers start as tasks are submitted
+                futs = {pool.submit(run_point, *t): p for p, t in zip(points, tasks)}
             for fut in as_completed(futs):
                 on_done(futs[fut], fut.result())
         except BaseException:
-            for f in futs:
-                f.cancel()
+            # Ctrl-C (or a failure writing a point): stop now. Waiting for
+            # the points in flight took seconds; the finished ones are
+            # written already, and `--resume` runs the others.
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
 
 

@@ -124,22 +124,34 @@ class Scenario:
     def resolved(self) -> dict[str, Any]:
         """Validate and return the scenario with every default filled in.
         Raises :class:`ScenarioError` naming the offending key."""
-        return json.loads(_core.resolve(self.to_json()))
+        return json.loads(self._core(_core.resolve))
 
     def to_toml(self) -> str:
         """The resolved scenario as TOML text, headed by the dcflow version."""
-        text = _core.to_toml(self.to_json())
+        text = self._core(_core.to_toml)
         header = f"# resolved by dcflow {_core.version()}\n"
         return text if text.startswith("# resolved by dcflow") else header + text
 
     def export_flows(self, format: str = "csv") -> str:
         """The flows a run of this scenario simulates, as a flow file:
         ``"csv"`` (dcflow's trace), ``"hpcc"`` or ``"htsim"`` (docs/inputs.md)."""
-        return _core.export_flows(self.to_json(), format)
+        return self._core(_core.export_flows, format)
 
     def topo(self) -> str:
         """Hosts, switches and link names of the scenario's topology."""
-        return _core.topo(self.to_json())
+        return self._core(_core.topo)
+
+    def _core(self, function: Any, *args: Any) -> Any:
+        """`function(scenario JSON, *args)` in the core, its error explained
+        (dcflow.suggest: the nearest allowed key or name, the key inside
+        `[protocol]`)."""
+        text = self.to_json()
+        try:
+            return function(text, *args)
+        except ScenarioError as e:
+            from dcflow.suggest import explain
+
+            raise ScenarioError(explain(str(e), json.loads(text), _error_of)) from None
 
     # ------------------------------------------------------------------ dunder
     def __getitem__(self, key: str) -> Any:
@@ -157,6 +169,15 @@ class Scenario:
 
 
 # --------------------------------------------------------------------- helpers
+def _error_of(data: dict[str, Any]) -> str | None:
+    """The core's error for a scenario (JSON-shaped), or None if it is valid."""
+    try:
+        _core.resolve(json.dumps(data))
+    except ScenarioError as e:
+        return str(e)
+    return None
+
+
 def _set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
     if not isinstance(key, str) or not _KEY_RE.match(key):
         raise ScenarioError(f"{key}: invalid override key; expected dotted names like protocol.name")

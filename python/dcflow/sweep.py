@@ -47,7 +47,7 @@ from dcflow.executors import EXECUTORS
 from dcflow.result import SUMMARY_KEYS, write_file_atomically, write_table_atomically
 from dcflow.scenario import Scenario, ScenarioError
 
-__all__ = ["Sweep", "SweepResult", "Point", "SweepError", "load_points", "load_flows"]
+__all__ = ["Sweep", "SweepResult", "Point", "SweepError", "SweepInterrupted", "load_points", "load_flows"]
 
 #: Summary keys always present as columns of points.parquet (the core may add more).
 POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits", "timeouts", "packet_hops", "utilization_links", "status",
@@ -75,6 +75,16 @@ _KILL_AFTER_ENV = "DCFLOW_SWEEP_KILL_AFTER"
 
 class SweepError(ValueError):
     """A bad sweep definition or output directory (user error)."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; every point finished by then is saved, and
+    ``Sweep.run(..., resume=True)`` (``--resume``) runs the others."""
+
+    def __init__(self, saved: int, total: int):
+        super().__init__(f"{saved} of {total} points saved; rerun with --resume")
+        self.saved = saved
+        self.total = total
 
 
 @dataclass(frozen=True)
@@ -313,10 +323,10 @@ class Sweep:
 
         written = 0
         failures_now = 0
-        from tqdm import tqdm
+        from dcflow.progress import bar as progress_bar
 
-        bar = tqdm(total=len(points), initial=len(done), desc=self.name or "sweep", unit="pt",
-                   disable=not progress, dynamic_ncols=True, file=sys.stderr)
+        bar = progress_bar(total=len(points), initial=len(done), desc=self.name or "sweep", unit="pt",
+                           disable=not progress)
         base_json = self.base.to_json()
 
         def on_done(point: Point, outcome: dict[str, Any]) -> None:
@@ -336,6 +346,8 @@ class Sweep:
             if todo:
                 tasks = [(base_json, self.overrides(p), p.seed, timeout) for p in todo]
                 EXECUTORS[_check_executor(executor)](todo, tasks, on_done, workers, address)
+        except KeyboardInterrupt:
+            raise SweepInterrupted(len(done) + written, len(points)) from None
         finally:
             bar.close()
 
