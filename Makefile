@@ -14,15 +14,15 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: notebook fuzz keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
 # ---------------------------------------------------------------- environment
 $(DEPS_STAMP): pyproject.toml
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
-	@echo "installing maturin, pytest and dcflow's runtime dependencies into $(VENV)"
-	@$(PIP) install --quiet --disable-pip-version-check maturin pytest \
+	@echo "installing maturin, pytest, hypothesis and dcflow's runtime dependencies into $(VENV)"
+	@$(PIP) install --quiet --disable-pip-version-check maturin pytest hypothesis \
 		$$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))")
 	@touch $@
 
@@ -102,3 +102,17 @@ readme-images: $(DEVELOP_STAMP)
 # fails when it is stale).
 keys-doc: $(DEVELOP_STAMP)
 	$(BIN)/dcflow keys --markdown > docs/keys.md
+
+# examples/tour.ipynb in JupyterLab, from the same venv (the `notebook` extra:
+# jupyterlab, installed once).
+NOTEBOOK_STAMP := $(VENV)/.notebook.stamp
+$(NOTEBOOK_STAMP): $(DEPS_STAMP)
+	$(PIP) install --quiet --disable-pip-version-check jupyterlab
+	@touch $@
+
+notebook: $(DEVELOP_STAMP) $(NOTEBOOK_STAMP)
+	$(BIN)/jupyter lab examples/tour.ipynb
+
+# The fuzz test with many more cases than `make test` runs (tests/test_fuzz.py).
+fuzz: $(DEVELOP_STAMP)
+	DCFLOW_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest -q tests/test_fuzz.py

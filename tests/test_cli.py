@@ -20,7 +20,7 @@ FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "fin
 # Besides throughput and queue, the time series holds the per-link drops,
 # reroutes and state, and the controllers' state (a port's C, a sender's
 # window, alpha, rate).
-TS_COLUMNS = ["time_s", "series", "name", "throughput_bps", "queue_bytes", "drops", "reroutes", "up",
+TS_COLUMNS = ["time_s", "series", "name", "flow_id", "throughput_bps", "queue_bytes", "drops", "reroutes", "up",
               "capacity_bps", "window_bytes", "alpha", "imminence", "rate_bps"]
 
 
@@ -86,6 +86,12 @@ def test_output_dir_has_the_four_files(small_monitored, tmp_path):
     for row in ts.to_pylist():
         assert (row["queue_bytes"] is None) == (row["series"] == "flow")
         assert 0 <= row["throughput_bps"] <= 1e9 * (1 + 1e-9)  # link throughput <= capacity
+        # One name for each thing: a flow's id is the flows table's integer,
+        # a link's name the one the summary's utilization_links gives.
+        if row["series"] == "flow":
+            assert row["flow_id"] in flows.column("id").to_pylist() and row["name"] == str(row["flow_id"])
+        else:
+            assert row["flow_id"] is None and [row["name"]] == json.loads(r.stdout)["utilization_links"]
 
     resolved = (out / "scenario.resolved.toml").read_text()
     assert resolved.startswith("# resolved by dcflow ")

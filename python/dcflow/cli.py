@@ -70,7 +70,7 @@ def run_cmd(scenario: str, out: str | None, sets: tuple[str, ...], as_json: bool
 
         try:
             check_output_dir(out)
-        except FileExistsError as e:
+        except (FileExistsError, PermissionError) as e:
             raise CliError(f"-o: {e}", EXIT_USAGE) from None
     bar = progress.RunProgress() if progress.wanted(quiet) else None
     try:
@@ -138,13 +138,7 @@ def export_cmd(scenario: str, fmt: str, out: str, overwrite: bool, sets: tuple[s
     from dcflow.result import write_file_atomically
 
     sc = _load(scenario, sets)
-    dest = os.path.abspath(out)
-    if os.path.isdir(dest):
-        raise CliError(f"-o: {out} is a directory; expected a file name")
-    if os.path.lexists(dest) and not overwrite:
-        raise CliError(f"-o: {out} exists; pass --overwrite to replace it")
-    if not os.path.isdir(os.path.dirname(dest)):
-        raise CliError(f"-o: {os.path.dirname(dest)} is not a directory")
+    dest = _writable_file(out, overwrite)
     text = sc.export_flows(fmt)
     try:
         write_file_atomically(dest, text)
@@ -164,6 +158,52 @@ def bench_cmd(scenarios: tuple[str, ...], repeat: int, out: str | None) -> None:
     code = bench.main([*scenarios, "--repeat", str(repeat), *(["-o", out] if out else [])])
     if code:
         raise SystemExit(code)
+
+
+@cli.command("new")
+@click.option("--preset", default="papers", show_default=True,
+              type=click.Choice(["papers", "leafspine-40g", "fattree-100g"]),
+              help="papers: the defaults (1 Gbps era); leafspine-40g: pFabric's 144-host leaf-spine; "
+              "fattree-100g: a k = 8 fat-tree at 100 Gbps.")
+@click.option("-o", "--out", "out", metavar="FILE", help="Write the scenario to FILE (default: print it).")
+@click.option("--overwrite", is_flag=True, help="Replace FILE if it exists.")
+def new_cmd(preset: str, out: str | None, overwrite: bool) -> None:
+    """Write a complete, commented starter scenario."""
+    from dcflow.presets import PRESETS
+
+    text = PRESETS[preset]
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    dest = _writable_file(out, overwrite)
+    from dcflow.result import write_file_atomically
+
+    try:
+        write_file_atomically(dest, text)
+    except OSError as e:
+        raise CliError(f"{out}: cannot write: {e.strerror or e}", EXIT_FAILURE) from None
+    click.echo(f"wrote {out} (dcflow run {out})", err=True)
+
+
+def _writable_file(out: str, overwrite: bool) -> str:
+    """`-o FILE` checked before any work: not a directory, not an existing
+    file unless `overwrite`, in an existing directory."""
+    dest = os.path.abspath(out)
+    if os.path.isdir(dest):
+        raise CliError(f"-o: {out} is a directory; expected a file name")
+    if os.path.lexists(dest) and not overwrite:
+        raise CliError(f"-o: {out} exists; pass --overwrite to replace it")
+    if not os.path.isdir(os.path.dirname(dest)):
+        raise CliError(f"-o: {os.path.dirname(dest)} is not a directory")
+    from pathlib import Path
+
+    from dcflow.result import check_writable
+
+    try:
+        check_writable(Path(dest).parent)
+    except PermissionError as e:
+        raise CliError(f"-o: {e}") from None
+    return dest
 
 
 @cli.command("keys")

@@ -71,7 +71,8 @@ TIMESERIES_SCHEMA = pa.schema(
     [
         pa.field("time_s", pa.float64()),
         pa.field("series", pa.string()),  # "link" | "flow"
-        pa.field("name", pa.string()),
+        pa.field("name", pa.string()),  # the link's topology name, or the flow id as text
+        pa.field("flow_id", pa.int64()),  # the flow id (as in the flows table); null for links
         pa.field("throughput_bps", pa.float64()),
         pa.field("queue_bytes", pa.int64()),  # null for flows
         pa.field("drops", pa.int64()),  # packets dropped on the link in the interval; null for flows
@@ -268,7 +269,19 @@ def check_output_dir(directory: str | os.PathLike[str]) -> Path:
     parent = next((p for p in dest.parents if os.path.lexists(p)), None)
     if parent is not None and not parent.is_dir():
         raise FileExistsError(f"{parent}: exists and is not a directory")
+    if parent is not None:
+        check_writable(parent)
     return dest
+
+
+def check_writable(directory: Path) -> None:
+    """Raise PermissionError unless a directory can be made in `directory`:
+    tried, since permission bits do not tell (root ignores them; a
+    read-only file system, /proc, refuse whatever they say)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".dcflow-check-", dir=directory))
+    except OSError as e:
+        raise PermissionError(f"{directory}: cannot write here ({e.strerror or e})") from None
 
 
 def _check_replaceable(dest: Path) -> None:

@@ -67,12 +67,10 @@ class Scenario:
             raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file") from None
         except OSError as e:
             raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise ScenarioError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"{path}: invalid TOML: {_one_line(e)}") from None
+        data = read_toml(raw, str(path))
+        if not data:
+            raise ScenarioError(f"{path}: the scenario is empty; `dcflow new -o {path} --overwrite` writes a "
+                                "starter (every key has a default, but an empty file is more likely a mistake)")
         base = p.resolve().parent
         _absolutize_paths(data, base)
         return cls(data, source=str(path))
@@ -169,6 +167,37 @@ class Scenario:
 
 
 # --------------------------------------------------------------------- helpers
+#: Tables and arrays nested deeper than this are refused: the scenario's
+#: deepest real key (`topology.links[].rate`) sits at 4, and Python's TOML
+#: reader and the JSON conversion recurse once per level.
+MAX_DEPTH = 64
+
+
+def read_toml(raw: bytes, where: str) -> dict[str, Any]:
+    """TOML bytes as a dict; every error is one ScenarioError naming `where`."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{where}: invalid TOML: {_one_line(e)}") from None
+    except RecursionError:
+        data = None
+    if data is None or _depth(data) > MAX_DEPTH:
+        raise ScenarioError(f"{where}: tables or arrays nested more than {MAX_DEPTH} deep; a scenario needs 4")
+    return data
+
+
+def _depth(node: Any, limit: int = MAX_DEPTH + 1) -> int:
+    """Nesting depth of tables and arrays, counted up to `limit`."""
+    if limit <= 0 or not isinstance(node, (dict, list)):
+        return 0
+    children = node.values() if isinstance(node, dict) else node
+    return 1 + max((_depth(c, limit - 1) for c in children), default=0)
+
+
 def _error_of(data: dict[str, Any]) -> str | None:
     """The core's error for a scenario (JSON-shaped), or None if it is valid."""
     try:
@@ -252,9 +281,14 @@ def parse_value(text: str) -> Any:
     ``'{dist = "fixed", value = "1MB"}'`` -> dict, ``"d3"`` -> "d3", ``"25us"`` -> "25us".
     """
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        value = None
+    if value is None or _depth(value) > MAX_DEPTH:
+        raise ScenarioError(f"{text[:40]}...: arrays or tables nested more than {MAX_DEPTH} deep")
+    return value
 
 
 def parse_set(item: str) -> tuple[str, Any]:

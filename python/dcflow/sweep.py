@@ -34,7 +34,6 @@ import json
 import math
 import os
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +44,7 @@ import pyarrow.parquet as pq
 
 from dcflow.executors import EXECUTORS
 from dcflow.result import SUMMARY_KEYS, write_file_atomically, write_table_atomically
-from dcflow.scenario import Scenario, ScenarioError
+from dcflow.scenario import Scenario, ScenarioError, read_toml
 
 __all__ = ["Sweep", "SweepResult", "Point", "SweepError", "SweepInterrupted", "load_points", "load_flows"]
 
@@ -67,6 +66,10 @@ def bucket_column(stat: str, label: str) -> str:
 #: Summary keys whose column in points.parquet has another name: the summary's
 #: ``status`` (how the run ended) beside the point's own ``status`` (ok | error).
 _POINT_COLUMN = {"status": "run_status"}
+
+#: A sweep of more points is refused up front: each point writes its own
+#: files, and the list of points is built before the first runs.
+MAX_POINTS = 1_000_000
 
 #: Test hook: after this many points have been written, the parent process
 #: kills itself with SIGKILL (simulates a crash / kill -9 midway).
@@ -167,18 +170,29 @@ class Sweep:
                                  "one column per bucket); set stats.buckets in the base, or run one sweep per set")
             self.grid[str(key)] = values
         if seeds is None:
-            seeds = [int(self.base.to_dict().get("seed", 1))]
+            seed = self.base.to_dict().get("seed", 1)
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                raise SweepError(f"base.seed: expected a non-negative whole number, got {seed!r}")
+            seeds = [seed]
         elif isinstance(seeds, int) and not isinstance(seeds, bool):
             if seeds < 1:
                 raise SweepError(f"seeds.count: expected a positive integer, got {seeds}")
+            grid_points = math.prod(len(v) for v in self.grid.values())
+            if seeds * grid_points > MAX_POINTS:
+                raise SweepError(f"seeds.count: {seeds:,} seeds x {grid_points:,} grid points exceed the "
+                                 f"{MAX_POINTS:,} points a sweep may have")
             seeds = list(range(1, seeds + 1))
         seeds = list(seeds)
         if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
             raise SweepError(f"seeds.values: expected a non-empty list of non-negative integers, got {seeds!r}")
         if len(set(seeds)) != len(seeds):
             raise SweepError(f"seeds.values: duplicate seeds in {seeds!r}")
+        if len(seeds) * math.prod(len(v) for v in self.grid.values()) > MAX_POINTS:
+            raise SweepError(f"grid: {len(self.grid)} keys x {len(seeds):,} seeds exceed the {MAX_POINTS:,} "
+                             "points a sweep may have")
         self.seeds: list[int] = seeds
         self.name = name or self.base.to_dict().get("name")
+        self._check_base()
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -187,13 +201,13 @@ class Sweep:
         relative to the sweep file), ``[grid]``, ``[seeds]``."""
         p = Path(path)
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
+            data = read_toml(p.read_bytes(), str(path))
         except FileNotFoundError:
             raise SweepError(f"{path}: no such sweep file") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise SweepError(f"{path}: cannot read: {e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"{path}: invalid TOML: {' '.join(str(e).split())}") from None
+        except OSError as e:
+            raise SweepError(f"{path}: cannot read: {e.strerror or e}") from None
+        except ScenarioError as e:
+            raise SweepError(str(e)) from None
         return cls.from_dict(data, base_dir=p.resolve().parent, where=str(path))
 
     @classmethod
@@ -355,6 +369,18 @@ class Sweep:
         failures = [(p, msg) for p, st, msg in zip(points, table.column("status").to_pylist(),
                                                    table.column("error").to_pylist()) if st != "ok"]
         return SweepResult(out, table, ran=len(todo), skipped=len(done), failures=failures)
+
+    def _check_base(self) -> None:
+        """Refuse a base scenario whose error no grid key or option table
+        can change: every point would fail the same way. (An error the grid
+        may fix, or a bad grid value, is a failing point instead.)"""
+        try:
+            self.base.resolved()
+        except ScenarioError as e:
+            key = str(e).split(":", 1)[0]
+            varied = [*self.grid, *(f"protocol.{k}" for table in self.options.values() for k in table)]
+            if not any(key == v or key.startswith(v + ".") or v.startswith(key + ".") for v in varied):
+                raise SweepError(f"base.{e}") from None
 
     def _prepare_dir(self, out: Path, *, resume: bool, overwrite: bool) -> None:
         manifest = out / "sweep.json"

@@ -478,7 +478,10 @@ impl TopologyConfig {
             )?;
         }
         match self.shape() {
-            Shape::Star { hosts } => at_least(hosts, 2, "hosts"),
+            Shape::Star { hosts } => {
+                at_least(hosts, 2, "hosts")?;
+                at_most_hosts(hosts as u64, "hosts")
+            }
             Shape::Tree {
                 racks,
                 hosts_per_rack,
@@ -487,10 +490,11 @@ impl TopologyConfig {
                 at_least(racks, 1, "racks")?;
                 at_least(hosts_per_rack, 1, "hosts_per_rack")?;
                 ensure(
-                    racks * hosts_per_rack >= 2,
+                    racks as u64 * hosts_per_rack as u64 >= 2,
                     "hosts_per_rack",
                     "a tree needs at least 2 hosts in all",
                 )?;
+                at_most_hosts(racks as u64 * hosts_per_rack as u64, "hosts_per_rack")?;
                 ensure(
                     core_link_rate > Rate::ZERO,
                     "core_link_rate",
@@ -506,11 +510,13 @@ impl TopologyConfig {
                 at_least(leaves, 1, "leaves")?;
                 at_least(hosts_per_leaf, 1, "hosts_per_leaf")?;
                 ensure(
-                    leaves * hosts_per_leaf >= 2,
+                    leaves as u64 * hosts_per_leaf as u64 >= 2,
                     "hosts_per_leaf",
                     "a leaf-spine needs at least 2 hosts in all",
                 )?;
+                at_most_hosts(leaves as u64 * hosts_per_leaf as u64, "hosts_per_leaf")?;
                 at_least(spines, 1, "spines")?;
+                at_most_hosts(leaves as u64 * spines as u64, "spines")?;
                 ensure(
                     spine_link_rate > Rate::ZERO,
                     "spine_link_rate",
@@ -537,6 +543,7 @@ impl TopologyConfig {
             } => {
                 at_least(switches, 2, "switches")?;
                 at_least(hosts_per_switch, 1, "hosts_per_switch")?;
+                at_most_hosts(switches as u64 * ports as u64, "ports")?;
                 ensure(
                     ports > hosts_per_switch,
                     "ports",
@@ -555,6 +562,16 @@ impl TopologyConfig {
             Shape::Custom { nodes, links } => custom::validate(self, nodes, links),
         }
     }
+}
+
+/// The most hosts (or links between two tiers) a topology may have, as
+/// for BCube: 2^20, a thousand times the largest the papers simulate, and
+/// still a topology the engines build in a moment. A larger one (a typo,
+/// a fuzzed value) would take the machine's memory before any error.
+const MAX_HOSTS: u64 = 1 << 20;
+
+fn at_most_hosts(n: u64, key: &str) -> Result<(), ConfigError> {
+    ensure(n <= MAX_HOSTS, key, format!("gives {n} hosts or links in one tier; at most {MAX_HOSTS} (2^20)"))
 }
 
 #[cfg(test)]

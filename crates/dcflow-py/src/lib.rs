@@ -130,6 +130,7 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
         time_s,
         series,
         name,
+        flow_id,
         throughput_bps,
         queue_bytes,
         drops,

@@ -230,11 +230,24 @@ fn plain_words(msg: &str) -> String {
     out
 }
 
-/// A lower bound of the memory a run needs per flow: the flow-level engine
-/// measured 418 MB for 1,000,000 flows (BENCHMARKS.md, "Flow-level engine
-/// at scale"); the packet engine keeps more per flow (sender, receiver,
-/// segment state).
-const BYTES_PER_FLOW: u64 = 400;
+/// A lower bound of the memory a run needs per flow, by engine. Fluid:
+/// 418 MB for 1,000,000 flows (BENCHMARKS.md, "Flow-level engine at
+/// scale"). Packet: a sender, a receiver and their segment state per flow;
+/// `/usr/bin/time -f %M dcflow run` of a k = 8 fat-tree under dctcp,
+/// `all_to_all` web-search flows all started within 1 ms (`arrival =
+/// "poisson"`, `rate = 100000000`, `stop = "2ms"`) peaks at 145 MB with
+/// 20,000 flows and 251 MB with 100,000: 1.33 KB a flow.
+fn bytes_per_flow(engine: Engine) -> u64 {
+    match engine {
+        Engine::Fluid => 400,
+        Engine::Packet => 1_300,
+    }
+}
+
+/// Memory one time-series row takes until it is written: the row in Rust
+/// (about 200 B with its name) and its 15 cells as Python objects in the
+/// columns handed to pyarrow (about 30 B each).
+const BYTES_PER_SAMPLE: u64 = 650;
 
 /// The machine's memory (Linux: /proc/meminfo's MemTotal), if known.
 fn machine_memory() -> Option<u64> {
@@ -291,6 +304,7 @@ impl Scenario {
         let topo = s.build_topology()?;
         s.workload = s.workload.resolved(&s.flows, &s.workload_context(&topo))?;
         s.topology = s.topology.resolved();
+        s.check_monitor_memory(&topo)?;
         if let Some(m) = s.monitor.as_ref().filter(|_| s.faults.links.is_empty() && s.faults.loss > 0.0) {
             s.faults.links = m.links.clone();
         }
@@ -311,12 +325,13 @@ impl Scenario {
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo))?;
         if let (Some(n), Some(memory)) = (self.workload.flows, machine_memory()) {
-            let needed = n as u64 * BYTES_PER_FLOW;
+            let per_flow = bytes_per_flow(self.engine);
+            let needed = n as u64 * per_flow;
             dcflow_core::ensure(
                 needed <= memory,
                 "workload.flows",
                 format!(
-                    "{n} flows need at least {:.1} GB of memory ({BYTES_PER_FLOW} B a flow) and this machine has {:.1} GB",
+                    "{n} flows need at least {:.1} GB of memory ({per_flow} B a flow) and this machine has {:.1} GB",
                     needed as f64 / 1e9,
                     memory as f64 / 1e9
                 ),
@@ -339,6 +354,39 @@ impl Scenario {
         self.faults.link_changes(&topo, self.stop)?;
         self.stats.validate().map_err(|e| e.within("stats"))?;
         self.check_routing(&topo)
+    }
+
+    /// A monitor samples every interval until the run ends: a tiny
+    /// interval ("1ps") would fill the memory, and it is refused here, with
+    /// the number of samples it would take at least. The run lasts at least
+    /// until every flow could have finished alone at its host's link rate
+    /// (or until `stop`); each monitored link gives a row per interval
+    /// of that, and each monitored flow one per interval it runs.
+    fn check_monitor_memory(&self, topo: &Topology) -> Result<(), ConfigError> {
+        let (Some(m), Some(memory)) = (&self.monitor, machine_memory()) else { return Ok(()) };
+        let flows = self.flow_specs(topo)?;
+        let rate = self.topology.link_rate.as_bps_f64();
+        let alone = |f: &dcflow_workload::FlowSpec| f.size.0 as f64 * 8.0 / rate;
+        let busy = flows.iter().map(|f| f.start.as_secs_f64() + alone(f)).fold(0.0, f64::max);
+        let horizon = self.stop.map_or(busy, |stop| busy.min(stop.as_secs_f64()));
+        let interval = m.interval.as_secs_f64();
+        let mut samples = m.links.len() as f64 * (horizon / interval).floor();
+        if m.flows {
+            samples += flows.iter().map(|f| (alone(f).min(horizon) / interval).floor()).sum::<f64>();
+        }
+        let needed = samples * BYTES_PER_SAMPLE as f64;
+        dcflow_core::ensure(
+            needed <= memory as f64,
+            "monitor.interval",
+            format!(
+                "\"{}\" would record at least {samples:.3e} samples over {horizon:.3e} s of simulated time, \
+                 {:.1} GB of memory ({BYTES_PER_SAMPLE} B a sample), and this machine has {:.1} GB; \
+                 use a longer interval, fewer monitored links or flows, or a stop",
+                m.interval,
+                needed / 1e9,
+                memory as f64 / 1e9
+            ),
+        )
     }
 
     /// An adaptive policy needs paths to choose among (and CONGA a leaf
@@ -437,13 +485,15 @@ impl Scenario {
     }
 
     /// The links the summary's utilization measures: the monitored ones,
-    /// else the bottleneck; each with its name as the scenario gives it.
+    /// else the bottleneck; each with its name in the topology (an alias
+    /// such as "bottleneck" resolved), the one name the summary and the
+    /// time series use.
     pub fn measured_links(&self, topo: &Topology) -> Vec<(LinkId, String)> {
         let names = match &self.monitor {
             Some(m) if !m.links.is_empty() => m.links.clone(),
             _ => vec!["bottleneck".to_string()],
         };
-        names.into_iter().filter_map(|n| topo.link_by_name(&n).map(|l| (l, n))).collect()
+        names.into_iter().filter_map(|n| topo.link_by_name(&n)).map(|l| (l, topo.links[l as usize].name.clone())).collect()
     }
 
     pub fn build_topology(&self) -> Result<Topology, ConfigError> {

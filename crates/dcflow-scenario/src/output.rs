@@ -42,8 +42,11 @@ pub struct SeriesRow {
     pub time_s: f64,
     /// "link" or "flow".
     pub series: &'static str,
-    /// Link name, or the flow id as text.
+    /// The link's name in the topology (`dcflow topo`, as in the summary's
+    /// `utilization_links`), or the flow id as text.
     pub name: String,
+    /// Flow only: the flow's id, as in the flows table.
+    pub flow_id: Option<u32>,
     /// Bits per second over the interval (link: serialized; flow: its payload
     /// serialized on its last link, packet engine; its rate, fluid engine).
     pub throughput_bps: f64,
@@ -76,6 +79,7 @@ impl SeriesRow {
             time_s,
             series,
             name,
+            flow_id: None,
             throughput_bps,
             queue_bytes: None,
             drops: None,
@@ -107,7 +111,7 @@ pub struct LinkSample {
 /// engine only reads its own cumulative counters and hands them over.
 pub struct SeriesRecorder {
     interval_s: f64,
-    /// (link name as the user wrote it, its counters at the last sample).
+    /// (the link's topology name, its counters at the last sample).
     links: Vec<(String, LinkSample)>,
     /// Per-flow delivered bytes at the last sample; `None` when flows are not monitored.
     flow_bytes: Option<Vec<u64>>,
@@ -140,7 +144,9 @@ impl SeriesRecorder {
             reroutes: Some(now.reroutes - last.reroutes),
             up: Some(now.up),
             capacity_bps: now.capacity_bps,
-            ..SeriesRow::bare(time_s, "link", name.clone(), (now.bits - last.bits) / self.interval_s)
+            // The fluid engine's cumulative bits are sums of rate x time:
+            // rounding may take a few ulps back, which is no negative rate.
+            ..SeriesRow::bare(time_s, "link", name.clone(), ((now.bits - last.bits) / self.interval_s).max(0.0))
         });
         *last = now;
     }
@@ -157,6 +163,7 @@ impl SeriesRecorder {
                 alpha: state.alpha,
                 imminence: state.imminence,
                 rate_bps: state.rate_bps,
+                flow_id: Some(id),
                 ..SeriesRow::bare(time_s, "flow", id.to_string(), throughput_bps)
             });
         }

@@ -66,6 +66,43 @@ pub fn read_trace(path: &Path, format: TraceFormat) -> Result<Vec<ExplicitFlow>,
     flows.map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
 }
 
+/// The line (from 1) a CSV record is on. The csv crate's own line count
+/// leaves out the comment lines it skips, and its byte offset is where the
+/// blank lines before the record begin: counted from there, past them.
+fn line_of(text: &str, p: &csv::Position) -> u64 {
+    let bytes = text.as_bytes();
+    let at = (p.byte() as usize).min(bytes.len());
+    let blank = bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).filter(|&&b| b == b'\n').count();
+    (bytes[..at].iter().filter(|&&b| b == b'\n').count() + blank) as u64 + 1
+}
+
+/// The line of the file at `path` that holds its flow number `row` (from
+/// 0), as [`read_trace`] counts flows; for error messages about a flow
+/// the file parsed into (a host outside the topology), so it is read again.
+pub(crate) fn trace_line(path: &Path, format: TraceFormat, row: usize) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match format {
+        TraceFormat::Dcflow => {
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .comment(Some(b'#'))
+                .flexible(true)
+                .trim(csv::Trim::All)
+                .from_reader(text.as_bytes());
+            let mut records = reader.records().filter_map(Result::ok).peekable();
+            let header = records.peek().is_some_and(|r| matches!(Columns::from_header(r), Ok(Some(_))));
+            records.nth(row + usize::from(header))?.position().map(|p| line_of(&text, p))
+        }
+        TraceFormat::Hpcc => text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).nth(row + 1).map(|(n, _)| n as u64 + 1),
+        TraceFormat::Htsim => text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.split_whitespace().next().is_some_and(|h| !h.starts_with('#') && h.contains("->")))
+            .nth(row)
+            .map(|(n, _)| n as u64 + 1),
+    }
+}
+
 /// Writes flows in `format`; `hosts` is the topology's host count (htsim's
 /// `Nodes`). Fails when the format cannot carry the flows (deadlines).
 pub fn format_flows(flows: &[FlowSpec], format: TraceFormat, hosts: usize) -> Result<String, String> {
@@ -125,7 +162,7 @@ pub fn parse_trace(text: &str) -> Result<Vec<ExplicitFlow>, String> {
     let mut headerless = false;
     for (n, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format!("not CSV: {e}"))?;
-        let line = row.position().map_or(n as u64 + 1, |p| p.line());
+        let line = row.position().map_or(n as u64 + 1, |p| line_of(text, p));
         let at = |m: String| format!("line {line}: {m}");
         if columns.is_none() {
             match Columns::from_header(&row)? {

@@ -6,7 +6,7 @@
 use crate::cdf::EmpiricalCdf;
 use crate::config::*;
 use crate::dist::{DeadlineDist, SizeDist};
-use crate::trace::{read_trace, TraceFormat};
+use crate::trace::{read_trace, trace_line, TraceFormat};
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
 
 /// Largest number of flows a Poisson `duration` may be expected to produce.
@@ -228,12 +228,12 @@ pub(crate) fn check_explicit(
     ensure(
         (f.src as usize) < hosts,
         &format!("{key}.src"),
-        format!("host {} is outside 0..{hosts}", f.src),
+        format!("host {} is outside 0..{}", f.src, hosts.saturating_sub(1)),
     )?;
     ensure(
         (f.dst as usize) < hosts,
         &format!("{key}.dst"),
-        format!("host {} is outside 0..{hosts}", f.dst),
+        format!("host {} is outside 0..{}", f.dst, hosts.saturating_sub(1)),
     )?;
     ensure(
         f.src != f.dst,
@@ -365,7 +365,7 @@ impl WorkloadConfig {
                 ensure(
                     (receiver as usize) < h,
                     "receiver",
-                    format!("host {receiver} is outside 0..{h}"),
+                    format!("host {receiver} is outside 0..{}", h.saturating_sub(1)),
                 )?;
                 Endpoints::Aggregation { receiver, random: self.senders == Some(SenderOrder::Random) }
             }
@@ -536,7 +536,12 @@ impl WorkloadConfig {
                 let flows = read_trace(path, format).map_err(|e| err("trace", e.message))?;
                 ensure(!flows.is_empty(), "trace", "has no flows")?;
                 for (i, f) in flows.iter().enumerate() {
-                    check_explicit(f, &format!("trace.row[{i}]"), ctx)?;
+                    // A row's error names the file and line, as a syntax error does.
+                    check_explicit(f, "row", ctx).map_err(|e| {
+                        let line = trace_line(path, format, i).map_or(String::new(), |l| format!(" line {l}"));
+                        let field = e.key.trim_start_matches("row.");
+                        err("trace", format!("{}{line}: {field}: {}", path.display(), e.message))
+                    })?;
                 }
                 Ok(Plan::Explicit(flows))
             }

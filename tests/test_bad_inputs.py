@@ -1,0 +1,168 @@
+"""Bad input, each as a user meets it: one line naming the key (and what is
+allowed, or the nearest allowed name), exit status 2, nothing written."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import EXPLICIT, MONITOR, SMALL, dcflow, write
+
+SWEEP = """
+[base]
+[base.topology]
+kind = "star"
+hosts = 3
+[base.workload]
+flows = 2
+[grid]
+"protocol.name" = ["tcp", "rcp"]
+[seeds]
+count = 2
+"""
+
+
+def refused(r, start: str, *needles: str) -> str:
+    """The one error line of a refused command, checked."""
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"error: {start}"), lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def only(tmp_path: Path, *names: str) -> None:
+    """Nothing written beside the inputs."""
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+
+
+# ------------------------------------------------------------- did you mean
+@pytest.mark.parametrize("override,start,needles", [
+    ("protocol.nmae=pdq", "protocol.nmae: unknown key (did you mean 'name'?)", ["allowed in [protocol]: name, "]),
+    ("topology.kind=fattree", "topology.kind: unknown value 'fattree' (did you mean 'fat_tree'?)", ["star"]),
+    ("topology.hostz=3", "topology.hostz: unknown key (did you mean 'hosts'?)", ["kind"]),
+    ("workload.size.dist=unifrom", "workload.size.dist: unknown value 'unifrom' (did you mean 'uniform'?)", ["cdf"]),
+    ("naem=x", "naem: unknown key (did you mean 'name'?); allowed at the top level", ["workload"]),
+    ("protocol.name=zzzz", "protocol.name: unknown value 'zzzz'; allowed: tcp", ["pdq"]),
+])
+def test_an_unknown_key_or_name_suggests_the_nearest(override, start, needles, tmp_path):
+    scenario = write(tmp_path, SMALL, "s.toml")
+    refused(dcflow("validate", scenario, "--set", override), start, *needles)
+
+
+def test_an_error_inside_protocol_names_its_key(tmp_path):
+    scenario = write(tmp_path, SMALL.replace('name = "rcp"', 'name = "tcp"\nrto_min = 5\ninit_cwnd = 4'), "s.toml")
+    refused(dcflow("run", scenario, "-o", tmp_path / "out"), "protocol.rto_min: ", "5", "time")
+    only(tmp_path, "s.toml")
+
+
+# ------------------------------------------------------------------ files
+def test_tables_nested_500_deep_are_refused(tmp_path):
+    deep = "x = " + "[" * 500 + "]" * 500 + "\n"
+    scenario = write(tmp_path, SMALL + deep, "s.toml")
+    refused(dcflow("run", scenario), f"{scenario}: tables or arrays nested more than 64 deep")
+    sweep = write(tmp_path, SWEEP.replace("[grid]", "deep = " + "{a = " * 600 + "1" + "}" * 600 + "\n[grid]"),
+                  "sweep.toml")
+    refused(dcflow("sweep", sweep, "-o", tmp_path / "out"), f"{sweep}: tables or arrays nested")
+    refused(dcflow("run", scenario, "--set", "workload.size=" + "[" * 500 + "]" * 500), "[[[[", "nested")
+    only(tmp_path, "s.toml", "sweep.toml")
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n"])
+def test_an_empty_scenario_is_refused(text, tmp_path):
+    scenario = write(tmp_path, text, "s.toml")
+    refused(dcflow("run", scenario, "-o", tmp_path / "out"), f"{scenario}: the scenario is empty", "dcflow new")
+    only(tmp_path, "s.toml")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where nobody may write")
+def test_an_unwritable_destination_is_refused_before_the_run(tmp_path):
+    scenario = write(tmp_path, SMALL, "s.toml")
+    refused(dcflow("run", scenario, "-o", "/proc/dcflow-out"), "-o: /proc: cannot write here")
+    refused(dcflow("new", "-o", "/proc/dcflow.toml"), "-o: /proc: cannot write here")
+    refused(dcflow("export", scenario, "--format", "csv", "-o", "/proc/flows.csv"), "-o: /proc: cannot write here")
+
+
+def test_a_trace_row_naming_a_missing_host_gives_file_and_line(tmp_path):
+    trace = tmp_path / "flows.csv"
+    trace.write_text("# two flows\nsrc,dst,size_bytes,start_s\n1,0,1000,0\n\n2,30,1000,0\n")
+    scenario = write(tmp_path, EXPLICIT.split("[[flows]]")[0] + f'trace = "{trace}"\n', "s.toml")
+    refused(dcflow("run", scenario), f"workload.trace: {trace} line 5: dst: host 30 is outside 0..3")
+    refused(dcflow("validate", write(tmp_path, EXPLICIT.replace("src = 2", "src = 7"), "e.toml")),
+            "flows[1].src: host 7 is outside 0..3")
+
+
+# ----------------------------------------------------------------- limits
+def test_a_monitor_interval_too_fine_for_memory_is_refused_with_the_estimate(tmp_path):
+    scenario = write(tmp_path, SMALL + MONITOR.replace('"100us"', '"1ps"'), "s.toml")
+    line = refused(dcflow("run", scenario, "-o", tmp_path / "out"), 'monitor.interval: "1ps" would record at least ', "GB of memory")
+    samples = float(re.search(r"at least ([\d.e+]+) samples", line).group(1))
+    assert samples > 1e9, line  # one link over more than a millisecond, every picosecond
+    only(tmp_path, "s.toml")
+    assert dcflow("validate", scenario, "--set", 'monitor.interval="10us"').returncode == 0
+
+
+def _memory() -> int:
+    line = next(x for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal:"))
+    return int(line.split()[1]) * 1024
+
+
+@pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="the guard reads /proc/meminfo")
+def test_the_memory_guard_counts_a_packet_flow_at_1300_bytes(tmp_path):
+    """Measured (lib.rs, bytes_per_flow): 1.33 KB a packet-engine flow,
+    400 B a flow-level one; a count between the two bounds tells them apart."""
+    flows = _memory() // 1000
+    scenario = write(tmp_path, SMALL, "s.toml")
+    refused(dcflow("validate", scenario, "--set", f"workload.flows={flows}"), "workload.flows: ", "1300 B a flow")
+    fluid = dcflow("validate", scenario, "--set", "engine=fluid", "--set", "protocol.name=fair",
+                   "--set", f"workload.flows={flows}")
+    assert fluid.returncode == 0, fluid.stderr
+
+
+def test_the_fluid_engines_link_rates_are_never_negative(tmp_path):
+    scenario = write(tmp_path, """
+engine = "fluid"
+[topology]
+kind = "fat_tree"
+[protocol]
+name = "fair"
+[workload]
+pattern = "all_to_all"
+arrival = "poisson"
+load = 0.6
+flows = 400
+size = { dist = "cdf", name = "web_search" }
+[monitor]
+interval = "10us"
+links = ["bottleneck", "agg0_0->core0"]
+""", "s.toml")
+    r = dcflow("run", scenario, "-o", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    ts = pq.read_table(tmp_path / "out" / "timeseries.parquet").to_pydict()
+    assert ts["throughput_bps"] and min(ts["throughput_bps"]) >= 0
+
+
+# ------------------------------------------------------------------ sweeps
+def test_a_sweep_of_a_billion_seeds_is_refused_at_once(tmp_path):
+    sweep = write(tmp_path, SWEEP.replace("count = 2", "count = 1000000000"), "sweep.toml")
+    refused(dcflow("sweep", sweep, "-o", tmp_path / "out"), "seeds.count: 1,000,000,000 seeds x 2 grid points exceed")
+    only(tmp_path, "sweep.toml")
+
+
+def test_a_sweep_whose_base_is_invalid_is_refused_before_any_point(tmp_path):
+    sweep = write(tmp_path, SWEEP.replace("hosts = 3", 'hosts = 3\nlink_rate = "1GB"'), "sweep.toml")
+    refused(dcflow("sweep", sweep, "-o", tmp_path / "out"), "base.topology.link_rate: ", "1GB")
+    only(tmp_path, "sweep.toml")
+    # An error the grid may fix is each point's own (the sweep goes on).
+    fixable = SWEEP.replace("hosts = 3", 'hosts = 3\nlink_rate = "1GB"').replace(
+        '"protocol.name" = ["tcp", "rcp"]', '"topology.link_rate" = ["1Gbps", "1GB"]')
+    r = dcflow("sweep", write(tmp_path, fixable, "fixable.toml"), "-o", tmp_path / "out")
+    assert r.returncode == 1 and "2 of 4 points failed" in r.stderr, r.stderr
+    assert os.path.exists(tmp_path / "out" / "points.parquet")
