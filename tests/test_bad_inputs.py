@@ -88,6 +88,9 @@ def test_an_unwritable_destination_is_refused_before_the_run(tmp_path):
     refused(dcflow("run", scenario, "-o", "/proc/dcflow-out"), "-o: /proc: cannot write here")
     refused(dcflow("new", "-o", "/proc/dcflow.toml"), "-o: /proc: cannot write here")
     refused(dcflow("export", scenario, "--format", "csv", "-o", "/proc/flows.csv"), "-o: /proc: cannot write here")
+    # A sweep prints its size first (one line), then the error, before any point runs.
+    r = dcflow("sweep", write(tmp_path, SWEEP, "sweep.toml"), "-o", "/proc/dcflow-sweep")
+    assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("error: /proc/dcflow-sweep: cannot write here")
 
 
 def test_a_trace_row_naming_a_missing_host_gives_file_and_line(tmp_path):

@@ -407,8 +407,11 @@ class Sweep:
                                  "or choose another directory")
             else:
                 raise SweepError(f"{out}: exists and is not empty")
-        for sub in ("points", "flows"):
-            (out / sub).mkdir(parents=True, exist_ok=True)
+        try:
+            for sub in ("points", "flows"):
+                (out / sub).mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # checked before any point runs: a usage error
+            raise SweepError(f"{out}: cannot write here ({e.strerror or e})") from None
         write_file_atomically(manifest, definition + "\n")
 
 

@@ -66,6 +66,17 @@ pub fn read_trace(path: &Path, format: TraceFormat) -> Result<Vec<ExplicitFlow>,
     flows.map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
 }
 
+/// A trace's CSV records: `#` comments, an optional header (told apart by
+/// [`Columns::from_header`]), rows of varying length, fields trimmed.
+fn csv_reader(text: &str) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .comment(Some(b'#'))
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes())
+}
+
 /// The line (from 1) a CSV record is on. The csv crate's own line count
 /// leaves out the comment lines it skips, and its byte offset is where the
 /// blank lines before the record begin: counted from there, past them.
@@ -83,12 +94,7 @@ pub(crate) fn trace_line(path: &Path, format: TraceFormat, row: usize) -> Option
     let text = std::fs::read_to_string(path).ok()?;
     match format {
         TraceFormat::Dcflow => {
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .comment(Some(b'#'))
-                .flexible(true)
-                .trim(csv::Trim::All)
-                .from_reader(text.as_bytes());
+            let mut reader = csv_reader(&text);
             let mut records = reader.records().filter_map(Result::ok).peekable();
             let header = records.peek().is_some_and(|r| matches!(Columns::from_header(r), Ok(Some(_))));
             records.nth(row + usize::from(header))?.position().map(|p| line_of(&text, p))
@@ -150,12 +156,7 @@ impl Columns {
 
 /// Parses trace text; the error names the line.
 pub fn parse_trace(text: &str) -> Result<Vec<ExplicitFlow>, String> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .comment(Some(b'#'))
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
+    let mut reader = csv_reader(text);
     let mut flows = Vec::new();
     let mut ids = HashSet::new();
     let mut columns: Option<Columns> = None;
