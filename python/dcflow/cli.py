@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from dcflow.presets import PRESETS
 from dcflow.scenario import Scenario, ScenarioError, parse_set
 
 EXIT_USAGE = 2  # bad scenario / bad arguments
@@ -162,15 +163,13 @@ def bench_cmd(scenarios: tuple[str, ...], repeat: int, out: str | None) -> None:
 
 @cli.command("new")
 @click.option("--preset", default="papers", show_default=True,
-              type=click.Choice(["papers", "leafspine-40g", "fattree-100g"]),
+              type=click.Choice(list(PRESETS)),
               help="papers: the defaults (1 Gbps era); leafspine-40g: pFabric's 144-host leaf-spine; "
               "fattree-100g: a k = 8 fat-tree at 100 Gbps.")
 @click.option("-o", "--out", "out", metavar="FILE", help="Write the scenario to FILE (default: print it).")
 @click.option("--overwrite", is_flag=True, help="Replace FILE if it exists.")
 def new_cmd(preset: str, out: str | None, overwrite: bool) -> None:
     """Write a complete, commented starter scenario."""
-    from dcflow.presets import PRESETS
-
     text = PRESETS[preset]
     if out is None:
         click.echo(text, nl=False)
@@ -314,18 +313,20 @@ def _error(message: str, code: int) -> int:
     return code
 
 
-def _interrupted(e: BaseException | None) -> str:
+def _interrupted(e: BaseException | None, args: Sequence[str]) -> str:
     """The Ctrl-C line, with what was kept when the interrupted work says
-    (a sweep: "k of N points saved; rerun with --resume")."""
-    detail = str(e) if hasattr(e, "saved") else ""  # dcflow.sweep.SweepInterrupted
-    return f"interrupted: {detail}" if detail else "interrupted"
+    (a sweep: "k of N points saved", and how `dcflow sweep` goes on)."""
+    if not hasattr(e, "saved"):  # dcflow.sweep.SweepInterrupted
+        return "interrupted"
+    how = "; rerun with --resume" if args[:1] == ["sweep"] else ""
+    return f"interrupted: {e}{how}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dcflow`` console script; returns the exit status."""
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="dcflow",
-                      standalone_mode=False)
+        rv = cli.main(args=args, prog_name="dcflow", standalone_mode=False)
     except ScenarioError as e:
         return _exit(_error(str(e), EXIT_USAGE), argv)
     except CliError as e:
@@ -336,9 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as e:  # usage errors: unknown option, missing argument
         return _exit(_error(e.format_message(), e.exit_code or EXIT_USAGE), argv)
     except click.exceptions.Abort as e:  # click's form of Ctrl-C
-        return _exit(_error(_interrupted(e.__cause__), EXIT_INTERRUPTED), argv)
+        return _exit(_error(_interrupted(e.__cause__, args), EXIT_INTERRUPTED), argv)
     except KeyboardInterrupt as e:
-        return _exit(_error(_interrupted(e), EXIT_INTERRUPTED), argv)
+        return _exit(_error(_interrupted(e, args), EXIT_INTERRUPTED), argv)
     except BrokenPipeError:
         return _exit(0, argv)
     code = rv if isinstance(rv, int) else 0

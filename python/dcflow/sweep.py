@@ -85,7 +85,7 @@ class SweepInterrupted(KeyboardInterrupt):
     ``Sweep.run(..., resume=True)`` (``--resume``) runs the others."""
 
     def __init__(self, saved: int, total: int):
-        super().__init__(f"{saved} of {total} points saved; rerun with --resume")
+        super().__init__(f"{saved} of {total} points saved")
         self.saved = saved
         self.total = total
 
