@@ -59,15 +59,16 @@ def _wait_for(condition, proc: subprocess.Popen | None, what: str, limit_s: floa
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("who", ["group", "parent"])
-def test_ctrl_c_stops_a_sweep_at_once_keeping_finished_points(who, tmp_path):
+@pytest.mark.parametrize("who,executor", [("group", "local"), ("parent", "local"), ("group", "dask")])
+def test_ctrl_c_stops_a_sweep_at_once_keeping_finished_points(who, executor, tmp_path):
     """Ctrl-C in a terminal signals the whole process group; `kill -INT`
     only the parent. Either way the sweep stops within a second or so
     (the 20 GB points take minutes), keeps the four finished points and
     says how to go on."""
     sweep = write(tmp_path, SLOW_TAIL, "sweep.toml")
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "dcflow", "sweep", str(sweep), "-o", str(out), "--workers", "1"],
+    proc = subprocess.Popen([sys.executable, "-m", "dcflow", "sweep", str(sweep), "-o", str(out), "--workers", "1",
+                             "--executor", executor],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     points = out / "points"
     _wait_for(lambda: points.is_dir() and len(list(points.glob("*.parquet"))) == 4, proc, "four points")

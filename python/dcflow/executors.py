@@ -183,6 +183,16 @@ def _run_dask(points, tasks, on_done, workers, address) -> None:
                            "flows": None, "timeseries": None}
             fut.release()
             on_done(p, outcome)
+    except BaseException:
+        # Ctrl-C: cancel what is queued; a local cluster's workers, this
+        # process's children, stop now rather than after their points.
+        client.cancel(futs)
+        if cluster is not None:
+            import multiprocessing
+
+            for proc in multiprocessing.active_children():
+                proc.terminate()
+        raise
     finally:
         client.close()
         if cluster is not None:
