@@ -183,7 +183,7 @@ impl<E: Copy> EventQueue<E> {
     /// cache miss, so buckets should hold a few events each: after a few pops,
     /// widen at once by about four times the empty buckets crossed per pop; every
     /// `ADAPT_EVERY` pops, halve the width if pops scan more than 3 entries
-    /// each. (At 16 the widened buckets of a busy packet run never narrowed
+    /// each and cross few empty buckets. (At 16 the widened buckets of a busy packet run never narrowed
     /// again and pops scanned about 10 entries each; BENCHMARKS.md.)
     #[inline]
     fn adapt(&mut self) {
@@ -205,7 +205,10 @@ impl<E: Copy> EventQueue<E> {
             (self.shift + 2 + (63 - empty_per_pop.leading_zeros())).min(MAX_SHIFT)
         } else if pops < ADAPT_EVERY as u64 {
             return;
-        } else if self.entries_scanned > CROWDED * pops {
+        } else if self.entries_scanned > CROWDED * pops && self.empty_scanned * 4 < pops {
+            // Halving roughly doubles the empty buckets crossed; below a
+            // quarter per pop that stays under one, so the width does not
+            // bounce back at once (each change re-buckets the whole ring).
             self.shift.saturating_sub(1)
         } else {
             self.shift
