@@ -230,11 +230,18 @@ fn plain_words(msg: &str) -> String {
     out
 }
 
-/// A lower bound of the memory a run needs per flow: the flow-level engine
-/// measured 418 MB for 1,000,000 flows (BENCHMARKS.md, "Flow-level engine
-/// at scale"); the packet engine keeps more per flow (sender, receiver,
-/// segment state).
-const BYTES_PER_FLOW: u64 = 400;
+/// The memory a run needs per flow, measured at 1,000,000 flows
+/// (BENCHMARKS.md, "Memory per flow"): the flow-level engine keeps its
+/// struct-of-arrays state; the packet engine a flow's paths and outcome,
+/// its sender and receiver only while the flow is active. A run whose flows
+/// are all active at once (a million-sender incast) needs more; the guard
+/// refuses only what cannot fit even at this rate.
+fn bytes_per_flow(engine: Engine) -> u64 {
+    match engine {
+        Engine::Packet => 600,
+        Engine::Fluid => 420,
+    }
+}
 
 /// The machine's memory (Linux: /proc/meminfo's MemTotal), if known.
 fn machine_memory() -> Option<u64> {
@@ -311,12 +318,13 @@ impl Scenario {
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo))?;
         if let (Some(n), Some(memory)) = (self.workload.flows, machine_memory()) {
-            let needed = n as u64 * BYTES_PER_FLOW;
+            let per_flow = bytes_per_flow(self.engine);
+            let needed = n as u64 * per_flow;
             dcflow_core::ensure(
                 needed <= memory,
                 "workload.flows",
                 format!(
-                    "{n} flows need at least {:.1} GB of memory ({BYTES_PER_FLOW} B a flow) and this machine has {:.1} GB",
+                    "{n} flows need at least {:.1} GB of memory ({per_flow} B a flow) and this machine has {:.1} GB",
                     needed as f64 / 1e9,
                     memory as f64 / 1e9
                 ),
