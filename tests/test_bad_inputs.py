@@ -118,12 +118,12 @@ def _memory() -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="the guard reads /proc/meminfo")
-def test_the_memory_guard_counts_a_packet_flow_at_1300_bytes(tmp_path):
-    """Measured (lib.rs, bytes_per_flow): 1.33 KB a packet-engine flow,
-    400 B a flow-level one; a count between the two bounds tells them apart."""
-    flows = _memory() // 1000
+def test_the_memory_guard_counts_each_engines_bytes_per_flow(tmp_path):
+    """Measured (lib.rs, bytes_per_flow): 600 B a packet-engine flow, 420 B
+    a flow-level one; a count between the two bounds tells them apart."""
+    flows = _memory() // 500
     scenario = write(tmp_path, SMALL, "s.toml")
-    refused(dcflow("validate", scenario, "--set", f"workload.flows={flows}"), "workload.flows: ", "1300 B a flow")
+    refused(dcflow("validate", scenario, "--set", f"workload.flows={flows}"), "workload.flows: ", "600 B a flow")
     fluid = dcflow("validate", scenario, "--set", "engine=fluid", "--set", "protocol.name=fair",
                    "--set", f"workload.flows={flows}")
     assert fluid.returncode == 0, fluid.stderr

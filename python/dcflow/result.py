@@ -95,14 +95,21 @@ TIMESERIES_SCHEMA = pa.schema(
 OUTPUT_FILES = ("summary.json", "scenario.resolved.toml", "flows.parquet", "timeseries.parquet")
 
 
-def _table(columns: Mapping[str, list[Any]], schema: pa.Schema, what: str) -> pa.Table:
+def _table(columns: Mapping[str, Any], schema: pa.Schema, what: str) -> pa.Table:
     missing = [f.name for f in schema if f.name not in columns]
     if missing:
         raise ValueError(f"{what}: the core returned no column(s) {missing}")
     arrays = []
     for field in schema:
+        column = columns[field.name]
+        if isinstance(column, tuple):
+            # Arrow buffers from the core: (values, validity bitmap or None, length).
+            values, validity, length = column
+            buffers = [None if validity is None else pa.py_buffer(validity), pa.py_buffer(values)]
+            arrays.append(pa.Array.from_buffers(field.type, length, buffers))
+            continue
         try:
-            arrays.append(pa.array(columns[field.name], type=field.type))
+            arrays.append(pa.array(column, type=field.type))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise ValueError(f"{what}.{field.name}: cannot convert to {field.type}: {e}") from None
     return pa.Table.from_arrays(arrays, schema=schema)

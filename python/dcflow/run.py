@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dcflow import _core
-from dcflow.result import Result
 from dcflow.scenario import Scenario
+
+if TYPE_CHECKING:
+    from dcflow.result import Result
 
 __all__ = ["run", "run_scenario"]
 
@@ -38,6 +40,8 @@ def run(
 def run_scenario(sc: Scenario, progress: Callable[[float, int, int, int], None] | None = None) -> Result:
     """Run `sc`; `progress(sim_time_s, flows_done, flows_total, events)` is
     called every ~50 ms of a long run (e.g. :class:`dcflow.progress.RunProgress`)."""
+    from dcflow.result import Result  # pyarrow: imported once there is a result to hold
+
     resolved_toml = sc.to_toml()  # validates before the (possibly long) run
     raw = _core.run(sc.to_json(), progress)
     return Result.from_core(raw, resolved_toml)

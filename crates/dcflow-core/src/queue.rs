@@ -31,6 +31,8 @@ const RING_MIN: usize = 1024;
 const RING_MAX: usize = 1 << 16;
 /// Pops between checks of the bucket width.
 const ADAPT_EVERY: u32 = 4096;
+/// Entries scanned per pop above which buckets are too crowded and narrow.
+const CROWDED: u64 = 3;
 /// Widest bucket: 2^40 ps (~1 s); the narrowest is 1 ps.
 const MAX_SHIFT: u32 = 40;
 
@@ -180,7 +182,9 @@ impl<E: Copy> EventQueue<E> {
     /// Adjust the bucket width to the event density. Touching a bucket costs a
     /// cache miss, so buckets should hold a few events each: after a few pops,
     /// widen at once by about four times the empty buckets crossed per pop; every
-    /// `ADAPT_EVERY` pops, halve the width if pops scan more than 16 entries.
+    /// `ADAPT_EVERY` pops, halve the width if pops scan more than 3 entries
+    /// each and cross few empty buckets. (At 16 the widened buckets of a busy packet run never narrowed
+    /// again and pops scanned about 10 entries each; BENCHMARKS.md.)
     #[inline]
     fn adapt(&mut self) {
         self.pops_since_adapt += 1;
@@ -201,7 +205,10 @@ impl<E: Copy> EventQueue<E> {
             (self.shift + 2 + (63 - empty_per_pop.leading_zeros())).min(MAX_SHIFT)
         } else if pops < ADAPT_EVERY as u64 {
             return;
-        } else if self.entries_scanned > 16 * pops {
+        } else if self.entries_scanned > CROWDED * pops && self.empty_scanned * 4 < pops {
+            // Halving roughly doubles the empty buckets crossed; below a
+            // quarter per pop that stays under one, so the width does not
+            // bounce back at once (each change re-buckets the whole ring).
             self.shift.saturating_sub(1)
         } else {
             self.shift

@@ -7,12 +7,12 @@ use dcflow_proto::Packet;
 #[derive(Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
-    free: Vec<u32>,
+    vacant: Vec<u32>,
 }
 
 impl PacketArena {
     pub fn insert(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
+        match self.vacant.pop() {
             Some(i) => {
                 self.slots[i as usize] = p;
                 i
@@ -31,9 +31,8 @@ impl PacketArena {
     pub fn get_mut(&mut self, i: u32) -> &mut Packet {
         &mut self.slots[i as usize]
     }
-    /// Take the packet out; its slot is reused by the next insert.
-    pub fn remove(&mut self, i: u32) -> Packet {
-        self.free.push(i);
-        self.slots[i as usize]
+    /// The packet is gone; its slot is reused by the next insert.
+    pub fn free(&mut self, i: u32) {
+        self.vacant.push(i);
     }
 }

@@ -20,9 +20,13 @@ pub struct FlowState {
     /// for single-path flows.
     pub path_info: Vec<PathInfo>,
     pub info: FlowInfo,
-    /// Created when the flow starts.
-    pub sender: Option<Sender>,
-    pub receiver: Receiver,
+    /// Created when the flow starts, released once it is quiet (`endpoints.rs`).
+    pub sender: Option<Box<Sender>>,
+    pub receiver: Option<Box<Receiver>>,
+    /// Its packets in the network (injected, not yet delivered or dropped).
+    pub in_flight: u32,
+    /// What the receiver held when it was released.
+    pub released_bytes_delivered: u64,
     /// The time of the one timer event this flow has armed, if any. An event
     /// whose time differs is stale and ignored (lazy cancellation).
     pub timer_at: Option<Time>,
@@ -76,6 +80,11 @@ impl FlowState {
     #[inline]
     pub fn origin(&self, reverse: bool) -> dcflow_core::NodeId {
         self.dest(!reverse)
+    }
+
+    /// Payload bytes the receiver holds in order.
+    pub fn bytes_delivered(&self) -> u64 {
+        self.receiver.as_ref().map_or(self.released_bytes_delivered, |r| r.cumulative())
     }
 
     /// Whether the flow has an outcome (delivered or given up).

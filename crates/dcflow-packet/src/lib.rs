@@ -2,6 +2,7 @@
 //! returns the flows table, the summary and the monitored time series.
 
 mod arena;
+mod endpoints;
 mod faults;
 mod flows;
 mod monitor;
@@ -11,7 +12,7 @@ mod sim;
 use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
 use dcflow_net::Routes;
 use dcflow_proto::pdq::{PathInfo, SubflowPaths};
-use dcflow_proto::{FlowInfo, ProtocolConfig, Receiver, HEADER_BYTES};
+use dcflow_proto::{FlowInfo, ProtocolConfig, HEADER_BYTES};
 use dcflow_scenario::{FaultsConfig, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
 use monitor::Monitor;
@@ -81,9 +82,6 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 let paths: Vec<&[LinkId]> = multi.iter().map(|p| p.as_slice()).collect();
                 ideal_fct_multipath(&topo, &paths, spec.size.0, mss)
             };
-            let mut receiver = Receiver::new(info);
-            // The receiver's own access link bounds what it can take (PDQ §3.2).
-            receiver.set_max_rx_rate(topo.links[rev[0] as usize].rate);
             FlowState {
                 spec,
                 fwd,
@@ -92,7 +90,9 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 path_info,
                 info,
                 sender: None,
-                receiver,
+                receiver: None,
+                in_flight: 0,
+                released_bytes_delivered: 0,
                 timer_at: None,
                 finish: None,
                 terminated: false,
@@ -119,6 +119,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
         sim.changes = changes;
     }
     if let Some(m) = &scenario.monitor {
+        sim.keep_endpoints = m.flows;
         sim.monitor = Some(Monitor::new(m.interval, measured.clone(), m.flows.then_some(sim.flows.len())));
         sim.events.push(Time::ZERO + m.interval, sim::Event::Sample);
     }
@@ -195,8 +196,10 @@ fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)
         packets_dropped: sim.counters.packets_dropped,
         utilization,
         utilization_links: measured.iter().map(|&(l, _)| sim.topo.links[l as usize].name.clone()).collect(),
-        retransmits: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum(),
-        timeouts: sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum(),
+        retransmits: sim.counters.released_retransmits
+            + sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum::<u64>(),
+        timeouts: sim.counters.released_timeouts
+            + sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum::<u64>(),
         packet_hops: sim.counters.packet_hops,
         packets_dropped_by_failure: sim.counters.dropped_by_failure,
         reroutes: sim.counters.reroutes,
@@ -223,7 +226,7 @@ fn record(f: &FlowState) -> FlowRecord {
         slowdown: fct.map(|d| d.as_secs_f64() / ideal),
         met_deadline: deadline.map(|d| !f.terminated && f.finish.is_some_and(|t| t <= d)),
         terminated: f.terminated,
-        bytes_delivered: f.receiver.cumulative(),
+        bytes_delivered: f.bytes_delivered(),
         no_path: f.no_path,
     }
 }

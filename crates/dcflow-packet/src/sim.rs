@@ -14,7 +14,7 @@ use crate::monitor::Monitor;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
-use dcflow_proto::{Endpoint, FlowEvent, Packet, PdqSender, PortAgent, PortView, ProtocolConfig, Sender};
+use dcflow_proto::{Endpoint, Packet, PortAgent, PortView, ProtocolConfig};
 use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
 
@@ -79,6 +79,10 @@ pub struct Counters {
     pub dropped_by_failure: u64,
     /// Flows moved to another path by a routing change.
     pub reroutes: u64,
+    /// Retransmissions and timeouts of the senders released so far
+    /// (`endpoints.rs`); the live senders count their own.
+    pub released_retransmits: u64,
+    pub released_timeouts: u64,
 }
 
 pub struct Sim {
@@ -95,7 +99,7 @@ pub struct Sim {
     /// Flows without an outcome yet.
     pub open_flows: usize,
     /// Flows started so far (they start in id order).
-    started: usize,
+    pub(crate) started: usize,
     /// The stall guard ([`Sim::run`]): the run stalls at `stall_at` unless
     /// something progresses first; `Time::MAX` while no flow is running.
     stall: Dur,
@@ -112,6 +116,9 @@ pub struct Sim {
     pub changes: Vec<dcflow_scenario::LinkChange>,
     /// `faults.convergence`.
     pub convergence: Dur,
+    /// Keep every flow's endpoints to the end (the monitor samples flows);
+    /// otherwise a quiet flow's are released (`endpoints.rs`).
+    pub keep_endpoints: bool,
 }
 
 impl Sim {
@@ -162,6 +169,7 @@ impl Sim {
             router: None,
             changes: Vec::new(),
             convergence: Dur::ZERO,
+            keep_endpoints: false,
         }
     }
 
@@ -229,103 +237,12 @@ impl Sim {
         self.stall_at = if self.started > outcomes { self.now + self.stall } else { Time::MAX };
     }
 
-    /// Flows are sorted by start time (workload ids are in start order), so
-    /// each start schedules the next: a run with 10^6 flows keeps only
-    /// in-flight events queued.
-    fn start_flow(&mut self, f: FlowId) {
-        if let Some(next) = self.flows.get(f as usize + 1) {
-            self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
-        }
-        self.started += 1;
-        if self.router.is_some() && !self.route_new_flow(f) {
-            return;
-        }
-        let flow = &mut self.flows[f as usize];
-        flow.sender = Some(match &self.protocol {
-            // M-PDQ (PDQ §6): one subflow per path.
-            ProtocolConfig::Pdq(c) if !flow.path_info.is_empty() => {
-                Sender::Pdq(PdqSender::multipath(flow.info, c, &flow.path_info))
-            }
-            p => p.sender(flow.info),
-        });
-        self.progress();
-        self.drive_sender(f);
-    }
-
-    fn sender_timer(&mut self, f: FlowId) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        if flow.timer_at != Some(now) {
-            return; // stale: re-armed since
-        }
-        flow.timer_at = None;
-        if let Some(s) = flow.sender.as_mut() {
-            s.handle_timeout(now);
-        }
-        self.drive_sender(f);
-    }
-
-    /// Drain a sender's outputs and re-arm its timer.
-    fn drive_sender(&mut self, f: FlowId) {
-        let now = self.now;
-        if self.flows[f as usize].no_path {
-            return;
-        }
-        loop {
-            let Some(sender) = self.flows[f as usize].sender.as_mut() else { return };
-            let Some(pkt) = sender.poll_transmit(now) else { break };
-            self.inject(pkt);
-        }
-        let flow = &mut self.flows[f as usize];
-        let sender = flow.sender.as_mut().expect("driven senders exist");
-        let mut terminated = false;
-        while let Some(ev) = sender.poll_event() {
-            if ev == FlowEvent::Terminated && flow.finish.is_none() && !flow.terminated {
-                flow.terminated = true;
-                terminated = true;
-            }
-        }
-        if let Some(t) = sender.poll_timeout() {
-            // Never schedule into the past; a timer at `now` fires after the
-            // events already queued for `now`.
-            let t = t.max(now);
-            if flow.timer_at.is_none_or(|armed| t < armed) {
-                flow.timer_at = Some(t);
-                self.events.push(t, Event::SenderTimer(f));
-            }
-        }
-        if terminated {
-            self.open_flows -= 1;
-            self.progress();
-        }
-    }
-
-    fn drive_receiver(&mut self, f: FlowId) {
-        let now = self.now;
-        while let Some(pkt) = self.flows[f as usize].receiver.poll_transmit(now) {
-            self.inject(pkt);
-        }
-        let flow = &mut self.flows[f as usize];
-        let mut finished = false;
-        while let Some(ev) = flow.receiver.poll_event() {
-            if ev == FlowEvent::Delivered && !flow.done() {
-                flow.finish = Some(now);
-                finished = true;
-            }
-        }
-        if finished {
-            self.open_flows -= 1;
-            // Its last bytes re-armed the guard; with no flow left running
-            // this disarms it.
-            self.progress();
-        }
-    }
-
     /// An endpoint hands a packet to its host's NIC: the first link of its path.
-    fn inject(&mut self, mut pkt: Packet) {
+    pub(crate) fn inject(&mut self, mut pkt: Packet) {
         self.counters.packets_sent += 1;
         pkt.hop = 0;
-        let flow = &self.flows[pkt.flow as usize];
+        let flow = &mut self.flows[pkt.flow as usize];
+        flow.in_flight += 1;
         let Some(router) = self.router.as_mut() else {
             let link = flow.route(pkt.reverse, pkt.path)[0];
             let idx = self.packets.insert(pkt);
@@ -350,7 +267,7 @@ impl Sim {
             // forgot the flow, and its request must not register it again.
             Some((link, off_pinned_path)) => self.enqueue(link, idx, !(flow.pinned && off_pinned_path)),
             None => {
-                self.packets.remove(idx);
+                self.discard(idx);
                 self.counters.packets_dropped += 1;
                 self.counters.dropped_by_failure += 1;
             }
@@ -429,7 +346,7 @@ impl Sim {
 
     /// A queue or the link's random loss drops packet `idx` at `link`.
     pub(crate) fn drop_packet(&mut self, idx: u32, link: LinkId) {
-        self.packets.remove(idx);
+        self.discard(idx);
         self.counters.packets_dropped += 1;
         self.ports[link as usize].drops += 1;
     }
@@ -532,28 +449,6 @@ impl Sim {
             self.deliver(idx);
         } else {
             self.forward(idx, at);
-        }
-    }
-
-    /// Packet `idx` reached its endpoint.
-    #[inline]
-    fn deliver(&mut self, idx: u32) {
-        let pkt = self.packets.remove(idx);
-        let (reverse, f) = (pkt.reverse, pkt.flow);
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        if reverse {
-            if let Some(s) = flow.sender.as_mut() {
-                s.handle_packet(now, &pkt);
-                self.drive_sender(f);
-            }
-        } else {
-            let in_order = flow.receiver.cumulative();
-            flow.receiver.handle_packet(now, &pkt);
-            if flow.receiver.cumulative() > in_order {
-                self.progress();
-            }
-            self.drive_receiver(f);
         }
     }
 

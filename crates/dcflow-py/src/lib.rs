@@ -9,7 +9,8 @@ use dcflow_scenario::{Engine, FlowRecord, RunOutput, Scenario, SeriesRow};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::IntoPyObjectExt;
 
 create_exception!(
     _core,
@@ -94,7 +95,8 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyRe
     Ok(result.unbind())
 }
 
-/// Build one Python list per field from a slice of rows.
+/// Build one Python list per field from a slice of rows (the time series,
+/// whose rows carry strings).
 macro_rules! columns {
     ($py:expr, $rows:expr, $($field:ident),+) => {{
         let d = PyDict::new($py);
@@ -103,24 +105,94 @@ macro_rules! columns {
     }};
 }
 
+/// A flows-table column in Arrow's memory layout, for
+/// `pyarrow.Array.from_buffers`: (values, validity bitmap or None, length).
+/// Python lists of a million rows cost seconds to build and convert, and
+/// pyarrow's conversion of Python sequences imports pandas (a fifth of a
+/// second); buffers cost neither (docs/outputs.md has the column types).
+trait ArrowColumn {
+    /// Append this value's bytes (fixed-width types) or bit (booleans).
+    fn push(&self, values: &mut Bits);
+    fn valid(&self) -> bool {
+        true
+    }
+}
+
+/// A buffer of little-endian values, or of bits for booleans.
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Bits {
+    fn bit(&mut self, on: bool) {
+        if self.len % 8 == 0 {
+            self.bytes.push(0);
+        }
+        if on {
+            *self.bytes.last_mut().expect("pushed") |= 1 << (self.len % 8);
+        }
+        self.len += 1;
+    }
+    fn extend(&mut self, le: &[u8]) {
+        self.bytes.extend_from_slice(le);
+        self.len += 1;
+    }
+}
+
+impl ArrowColumn for u32 {
+    fn push(&self, v: &mut Bits) {
+        v.extend(&(*self as i64).to_le_bytes());
+    }
+}
+impl ArrowColumn for u64 {
+    fn push(&self, v: &mut Bits) {
+        v.extend(&(*self as i64).to_le_bytes());
+    }
+}
+impl ArrowColumn for f64 {
+    fn push(&self, v: &mut Bits) {
+        v.extend(&self.to_le_bytes());
+    }
+}
+impl ArrowColumn for bool {
+    fn push(&self, v: &mut Bits) {
+        v.bit(*self);
+    }
+}
+impl<T: ArrowColumn + Default> ArrowColumn for Option<T> {
+    fn push(&self, v: &mut Bits) {
+        match self {
+            Some(x) => x.push(v),
+            None => T::default().push(v),
+        }
+    }
+    fn valid(&self) -> bool {
+        self.is_some()
+    }
+}
+
+fn arrow_column<'py, T: ArrowColumn>(py: Python<'py>, values: impl Iterator<Item = T>) -> PyResult<Bound<'py, PyAny>> {
+    let (mut data, mut validity, mut nulls) = (Bits::default(), Bits::default(), 0);
+    let mut n = 0;
+    for v in values {
+        v.push(&mut data);
+        validity.bit(v.valid());
+        nulls += usize::from(!v.valid());
+        n += 1;
+    }
+    let validity = (nulls > 0).then(|| PyBytes::new(py, &validity.bytes));
+    (PyBytes::new(py, &data.bytes), validity, n).into_bound_py_any(py)
+}
+
 fn flow_columns<'py>(py: Python<'py>, rows: &[FlowRecord]) -> PyResult<Bound<'py, PyDict>> {
-    Ok(columns!(
-        py,
-        rows,
-        id,
-        src,
-        dst,
-        size_bytes,
-        start_s,
-        deadline_s,
-        finish_s,
-        fct_s,
-        ideal_fct_s,
-        slowdown,
-        met_deadline,
-        terminated,
-        bytes_delivered
-    ))
+    let d = PyDict::new(py);
+    macro_rules! put {
+        ($($field:ident),+) => { $( d.set_item(stringify!($field), arrow_column(py, rows.iter().map(|r| r.$field))?)?; )+ };
+    }
+    put!(id, src, dst, size_bytes, start_s, deadline_s, finish_s, fct_s, ideal_fct_s, slowdown, met_deadline, terminated, bytes_delivered);
+    Ok(d)
 }
 
 fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {

@@ -230,17 +230,16 @@ fn plain_words(msg: &str) -> String {
     out
 }
 
-/// A lower bound of the memory a run needs per flow, by engine. Fluid:
-/// 418 MB for 1,000,000 flows (BENCHMARKS.md, "Flow-level engine at
-/// scale"). Packet: a sender, a receiver and their segment state per flow;
-/// `/usr/bin/time -f %M dcflow run` of a k = 8 fat-tree under dctcp,
-/// `all_to_all` web-search flows all started within 1 ms (`arrival =
-/// "poisson"`, `rate = 100000000`, `stop = "2ms"`) peaks at 145 MB with
-/// 20,000 flows and 251 MB with 100,000: 1.33 KB a flow.
+/// The memory a run needs per flow, measured at 1,000,000 flows
+/// (BENCHMARKS.md, "Memory per flow"): the flow-level engine keeps its
+/// struct-of-arrays state; the packet engine a flow's paths and outcome,
+/// its sender and receiver only while the flow is active. A run whose flows
+/// are all active at once (a million-sender incast) needs more; the guard
+/// refuses only what cannot fit even at this rate.
 fn bytes_per_flow(engine: Engine) -> u64 {
     match engine {
-        Engine::Fluid => 400,
-        Engine::Packet => 1_300,
+        Engine::Packet => 600,
+        Engine::Fluid => 420,
     }
 }
 
