@@ -85,12 +85,13 @@ def mutated(draw, base: dict) -> dict:
         path = draw(st.sampled_from(paths))
         op = draw(st.sampled_from(["set", "add", "delete", "nest"]))
         parent = _get(doc, path[:-1]) if path else None
+        # Copies: a later mutation must not change the strategies' own lists and tables.
         if op == "set" and path:
-            parent[path[-1]] = draw(VALUES)
+            parent[path[-1]] = copy.deepcopy(draw(VALUES))
         elif op == "add":
             target = _get(doc, path)
             if isinstance(target, dict):
-                target[draw(KEYS)] = draw(VALUES)
+                target[draw(KEYS)] = copy.deepcopy(draw(VALUES))
         elif op == "delete" and path:
             del parent[path[-1]]
         elif op == "nest" and path:
