@@ -182,6 +182,8 @@ class Sweep:
                 raise SweepError(f"seeds.count: {seeds:,} seeds x {grid_points:,} grid points exceed the "
                                  f"{MAX_POINTS:,} points a sweep may have")
             seeds = list(range(1, seeds + 1))
+        elif isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+            raise SweepError(f"seeds: expected count = N (a positive integer) or values = [...], got {seeds!r}")
         seeds = list(seeds)
         if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
             raise SweepError(f"seeds.values: expected a non-empty list of non-negative integers, got {seeds!r}")
