@@ -110,12 +110,12 @@ def add_commands(group: click.Group) -> None:
     @repro_group.command("list")
     @click.option("-v", "--verbose", is_flag=True, help="Also print settings notes and why entries are pending.")
     def repro_list(verbose):
-        """List the catalog: name, status (ready / pending (needs: ...)), figure."""
-        from dcflow.repro import CATALOG, availability, describe
+        """List the catalog, sorted by name: status (ready / pending), figure, title."""
+        from dcflow.repro import availability, listing
 
-        for e in CATALOG.values():
-            click.echo(describe(e))
-            if verbose:
+        for e, line in listing():
+            click.echo(line)
+            if verbose and e is not None:
                 if e.notes:
                     click.echo(f"    {e.notes}")
                 for d in availability(e)[1]:
