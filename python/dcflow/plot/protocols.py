@@ -97,9 +97,10 @@ def protocol_bars(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
                    ecolor="0.25", label=p)
         for j, b in enumerate(labels):
             if all(r["mean"] is None for r in rows if r["bucket"] == b and r["statistic"] == stat):
-                ax.text(j, 0.02, "no flows", transform=ax.get_xaxis_transform(), ha="center", fontsize=7,
-                        color="0.4")
+                ax.text(j, 0.03, "no deadline flows" if stat == "app_throughput" else "no completed flows",
+                        transform=ax.get_xaxis_transform(), ha="center", fontsize=7, color="0.4")
         ax.set_xticks(range(len(labels)), labels)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_xlabel("flow size")
         ax.set_ylabel(name)
         ax.grid(True, axis="y", alpha=0.3)
