@@ -84,3 +84,20 @@ def test_a_sweep_varying_more_than_the_protocol_gets_no_protocol_bars(tmp_path):
     (tmp_path / "sweep.toml").write_text(textwrap.dedent(text))
     assert run_cli("sweep", tmp_path / "sweep.toml", "-o", tmp_path / "out", "--executor", "inline").returncode == 0
     assert bucket_table(load_points(tmp_path / "out")) == []
+
+
+def test_sweep_ends_with_a_results_table_per_grid_point(swept):
+    """`dcflow sweep` prints, as `dcflow repro` does, one row per grid point:
+    the grid values, seeds finished, and the mean over them of the headline
+    metrics."""
+    from dcflow.sweep import load_points
+
+    header, *lines = swept[1].stdout.splitlines()
+    assert header.split()[:3] == ["protocol.name", "seeds", "ok"]
+    assert "app_throughput (%)" in header and "slowdown_p99" in header
+    assert [line.split()[:2] for line in lines] == [[p, "2/2"] for p in PROTOCOLS]
+    points = load_points(swept[0]).to_pylist()
+    at = header.index("fct_mean (ms)")
+    for p, line in zip(PROTOCOLS, lines):
+        mine = [q["fct_mean_s"] * 1e3 for q in points if q["protocol.name"] == p]
+        assert float(line[at:].split()[0]) == pytest.approx(sum(mine) / len(mine), rel=1e-3)

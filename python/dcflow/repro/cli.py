@@ -44,6 +44,9 @@ def add_commands(group: click.Group) -> None:
         done = res.points.num_rows - len(res.failures)
         click.echo(f"wrote {res.directory / 'points.parquet'}: {done} ok, {len(res.failures)} failed "
                    f"({res.ran} run now, {res.skipped} already done)", err=True)
+        from dcflow.sweep_table import results_table
+
+        _print_rows(results_table(res.points))
         if res.failures:
             click.echo(f"error: {len(res.failures)} of {res.points.num_rows} points failed:", err=True)
             click.echo(format_failures(res.failures), err=True)
