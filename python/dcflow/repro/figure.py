@@ -34,7 +34,8 @@ def paper_relative(relative: dict[tuple[str, Any], tuple[str, Any, float]], rows
     11.4% from no loss": factor 1.114 of the same series at x = 0). The
     other's value is ours: the figure shows where the paper's ratio puts the
     series, given what we measured for the reference."""
-    value = {(r["series"], r.get(xkey)): r.get(ykey) for r in rows}
+    # A capacity search that passed its upper end gives only a lower bound: no reference.
+    value = {(r["series"], r.get(xkey)): r.get(ykey) for r in rows if r.get("bounded") is not False}
     for r in rows:
         ref = relative.get((r["series"], r.get(xkey)))
         if ref is not None and value.get(ref[:2]) is not None:
@@ -123,7 +124,14 @@ def plot_rows(entry, rows: list[dict[str, Any]], ykey: str):
         integer_ticks(ax, "x", xs)
     if ykey == "capacity" and all(float(r[ykey]).is_integer() for r in rows if r.get(ykey) is not None):
         integer_ticks(ax, "y")
-    ax.set_ylim(*axis_range(ax.get_ylim(), bounds))
+    shown = [v for r in rows for v in (r.get(ykey), r.get("paper")) if _number(v) and v > 0]
+    if not np.isfinite(bounds[1]) and shown and max(shown) > 30 * min(shown):  # decades apart (a paper's 40x)
+        from dcflow.plot import plain_log_axis
+
+        ax.set_ylim(min(shown) / 1.5, max(shown) * 1.5)
+        plain_log_axis(ax, "y", nonpositive="clip")
+    else:
+        ax.set_ylim(*axis_range(ax.get_ylim(), bounds))
     ax.set_xlabel(entry.xlabel or entry.x_key or "")
     ax.set_ylabel(entry.ylabel or entry.y)
     ax.set_title(wrapped(f"{entry.paper} {entry.figure}: {entry.title}"), fontsize=9)
