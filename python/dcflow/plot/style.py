@@ -81,9 +81,11 @@ def integer_ticks(ax, axis: str = "x", values: Sequence[float] = ()) -> None:
 
 def paper_points(ax, x: Sequence[float], y: Sequence[float], style: dict[str, Any]) -> None:
     """The paper's numbers of one series: hollow markers in its colour and
-    shape (white inside, so that one stays visible on a bar of its colour)."""
-    ax.plot(x, y, linestyle="none", marker=style["marker"], markersize=10, markerfacecolor="white",
-            markeredgecolor=style["color"], markeredgewidth=1.8, zorder=5)
+    shape, white inside and ringed in black, so that one stays visible on a
+    bar or band of its own colour."""
+    for size, colour, width in ((11.5, "k", 3.2), (10, style["color"], 1.8)):
+        ax.plot(x, y, linestyle="none", marker=style["marker"], markersize=size, markerfacecolor="white",
+                markeredgecolor=colour, markeredgewidth=width, zorder=5)
 
 
 def wrapped(title: str, width: int = 80) -> str:

@@ -132,6 +132,9 @@ def plot_rows(entry, rows: list[dict[str, Any]], ykey: str):
         plain_log_axis(ax, "y", nonpositive="clip")
     else:
         ax.set_ylim(*axis_range(ax.get_ylim(), bounds))
+    if any(r.get("bounded") is False for r in rows):  # room for the "≥N" labels above the bars
+        bottom, top = ax.get_ylim()
+        ax.set_ylim(bottom, top + 0.08 * (top - bottom))
     ax.set_xlabel(entry.xlabel or entry.x_key or "")
     ax.set_ylabel(entry.ylabel or entry.y)
     ax.set_title(wrapped(f"{entry.paper} {entry.figure}: {entry.title}"), fontsize=9)

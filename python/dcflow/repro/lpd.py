@@ -177,7 +177,13 @@ def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         axes[k][3].set_ylabel("alpha", fontsize=8)
         for ax in axes[k]:
             ax.set_xlabel("time (ms)", fontsize=8)
-            ax.legend(fontsize=6)
+            if any(len(line.get_xdata()) for line in ax.get_lines()):
+                ax.legend(fontsize=6)
+            else:  # DCTCP and LPD-e hold no imminence d: say so, draw no empty axes
+                ax.text(0.5, 0.5, f"{s.label} has no\n{ax.get_ylabel()}", ha="center", va="center",
+                        transform=ax.transAxes, fontsize=8, color="0.4")
+                ax.set_xticks([])
+                ax.set_yticks([])
     fig.suptitle(f"LPD {entry.figure}: {entry.title}", fontsize=9)
     fig.tight_layout()
     return rows, fig
