@@ -4,9 +4,9 @@ the same way, so that a reader can trust it:
 * each series has its own colour, marker and line style, and the markers and
   lines shrink from the first series to the last, so a series drawn exactly
   on top of another (two protocols both at 100%) still shows under it;
-* a confidence band never leaves the range the metric can take (an
-  application throughput stays within 0-100%: a t interval over two seeds
-  alone would reach -50% and 250%);
+* a confidence band (or, for many series, a capped bar) never leaves the
+  range the metric can take (an application throughput stays within 0-100%:
+  a t interval over two seeds alone would reach -50% and 250%);
 * count axes (flows, senders, subflows) get integer ticks only;
 * the papers' own numbers, where their text gives them, are hollow markers
   in the series' colour and shape, one legend entry "paper" for all.
@@ -18,8 +18,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["series_style", "line_style", "band", "integer_ticks", "paper_points", "legend_with_paper", "metric_bounds",
-           "wrapped", "PAPER_LABEL"]
+__all__ = ["series_style", "line_style", "band", "ci_bars", "integer_ticks", "paper_points", "legend_with_paper",
+           "metric_bounds", "wrapped", "PAPER_LABEL"]
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 LINESTYLES = ("-", "--", "-.", ":")
@@ -64,6 +64,18 @@ def band(ax, x: Sequence[float], mean: Sequence[float], half: Sequence[float | N
     h = np.array([0.0 if v is None else v for v in half], dtype=float)
     ax.fill_between(np.asarray(x, dtype=float), np.clip(m - h, *bounds), np.clip(m + h, *bounds), color=color,
                     alpha=0.15, lw=0)
+
+
+def ci_bars(ax, x: Sequence[float], mean: Sequence[float], half: Sequence[float | None],
+            bounds: tuple[float, float], color: str) -> None:
+    """The 95% interval as capped bars, cut to ``bounds`` (for many series,
+    whose bands would stack into one murk)."""
+    import numpy as np
+
+    m = np.asarray(mean, dtype=float)
+    h = np.array([0.0 if v is None else v for v in half], dtype=float)
+    ax.errorbar(x, m, yerr=[np.minimum(h, m - bounds[0]), np.minimum(h, bounds[1] - m)], fmt="none",
+                ecolor=color, elinewidth=1, capsize=3, alpha=0.7)
 
 
 def integer_ticks(ax, axis: str = "x", values: Sequence[float] = ()) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dcflow.plot.style import (band, integer_ticks, legend_with_paper, metric_bounds, paper_points, series_style,
-                               wrapped)
+from dcflow.plot.style import (band, ci_bars, integer_ticks, legend_with_paper, metric_bounds, paper_points,
+                               series_style, wrapped)
 
 __all__ = ["plot_rows", "paper_only_rows", "paper_relative", "y_bounds"]
 
@@ -103,8 +103,11 @@ def plot_rows(entry, rows: list[dict[str, Any]], ykey: str):
             x = [pos(r) for r in measured]
             y = [r[ykey] for r in measured]
             ax.plot(x, y, label=s.label, **st)
-            if ykey == "y_mean":
+            if ykey == "y_mean" and n <= 4:
                 band(ax, x, y, [r.get("ci95") for r in measured], bounds, st["color"])
+            elif ykey == "y_mean":  # many bands would stack into a murk: bars, a little apart
+                nudge = (i - (n - 1) / 2) * 0.006 * ((xs[-1] - xs[0]) or 1)
+                ci_bars(ax, [v + nudge for v in x], y, [r.get("ci95") for r in measured], bounds, st["color"])
         for r in mine:
             if r.get("bounded") is False:  # the search's upper end passed: "at least this"
                 ax.annotate(f"≥{r[ykey]:g}", (pos(r), r[ykey]), textcoords="offset points", xytext=(0, 9),
@@ -116,6 +119,9 @@ def plot_rows(entry, rows: list[dict[str, Any]], ykey: str):
         if paper:
             paper_points(ax, [pos(r) for r in paper], [r["paper"] for r in paper], st)
             has_paper = True
+    if all(r[ykey] == 0 for r in rows if r.get(ykey) is not None):  # say it, not only a flat line at 0
+        ax.text(0.5, 0.5, "0 for every series", transform=ax.transAxes, ha="center", va="center", fontsize=9,
+                color="0.35")
     if style == "bar":
         names = [entry.x_name(x) for x in xs] if entry.x_name else [f"{x:g}" for x in xs]
         ax.set_xticks(np.arange(len(xs)), names, fontsize=7 if entry.x_name else None,
