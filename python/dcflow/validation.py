@@ -110,7 +110,7 @@ class Case:
 #: two loads.
 CASES = tuple(Case(p, w, load, flows)
               for p in ("pfabric", "dctcp", "tcp")
-              for w, flows in (("web_search", 2000), ("data_mining", 1000))
+              for w, flows in (("web_search", 4000), ("data_mining", 2500))
               for load in (0.3, 0.7))
 
 
@@ -215,3 +215,37 @@ def dcflow_side(case: Case) -> dict[str, Any]:
 def recorded(case: Case) -> dict[str, Any]:
     """The recorded comparison of `case` (bench/validation/yaps_compare.py)."""
     return json.loads((RESULTS / f"{case.name}.json").read_text(encoding="utf-8"))
+
+
+WORKLOAD_LABEL = {"web_search": "web-search", "data_mining": "data-mining"}
+
+
+def _pair(a: float | None, b: float | None, fmt: str) -> str:
+    return "-" if a is None or b is None else f"{fmt.format(a)} / {fmt.format(b)}"
+
+
+def _diff(a: float | None, b: float | None) -> str:
+    return "" if not a or b is None else f"{100 * (b - a) / a:+.1f}%"
+
+
+def table_rows(case: Case, record: Mapping[str, Any]) -> list[tuple[str, str, float | None]]:
+    """The rows of `case` in its protocol's table on docs/validation.md,
+    each with the dcflow value it quotes (key of :func:`summarize`, value in
+    the row's units) that `make claims` checks."""
+    y, d = record["yaps"], record["dcflow"]
+    head = f"| {WORKLOAD_LABEL[case.workload]} {case.load}"
+    rows = [(f"{head} | all | {_pair(y['completed'], d['completed'], '{:,}')} | "
+             f"{_pair(y['fct_mean_s'] * 1e6, d['fct_mean_s'] * 1e6, '{:.1f}')} | "
+             f"{_pair(y['fct_p99_s'] * 1e6, d['fct_p99_s'] * 1e6, '{:,.0f}')} | | {_diff(y['fct_mean_s'], d['fct_mean_s'])} |",
+             "fct_mean_s", round(d["fct_mean_s"] * 1e6, 1))]
+    for label, _, _ in BUCKETS:
+        fct, slow = f"fct_mean_s[{label}]", f"slowdown_mean[{label}]"
+        us = [None if s[fct] is None else s[fct] * 1e6 for s in (y, d)]
+        text = (f"{head} | {label} | {_pair(y[f'completed[{label}]'], d[f'completed[{label}]'], '{:,}')} | "
+                f"{_pair(*us, '{:.1f}')} | | {_pair(y[slow], d[slow], '{:.3f}')} | {_diff(y[slow], d[slow])} |")
+        rows.append((text, slow, None if d[slow] is None else round(d[slow], 3)))
+    return rows
+
+
+TABLE_HEAD = ("| workload, load | sizes | completed, YAPS / dcflow | mean FCT (us), YAPS / dcflow | p99 FCT (us) "
+              "| mean slowdown | dcflow vs YAPS |\n|---|---|---|---|---|---|---|")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-#: YAPS's fixed topology (run/experiment.cpp:141-143; coresim/topology.cpp:51
+#: YAPS's fixed topology (run/experiment.cpp:162-164; coresim/topology.cpp:51
 #: puts host i under leaf i / 16).
 LEAVES, HOSTS_PER_LEAF, SPINES = 9, 16, 4
 #: YAPS's header (run/params.cpp:17) and payload (run/params.cpp:190): a full
@@ -123,7 +123,7 @@ def _transport(p: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
                    retx_timeout=quantity(p["rto"]))
         return out
     # ext/tcpflow.cpp:10 starts TCP at one packet after a SYN exchange
-    # (:13-30); DCTCP starts at init_cwnd with no handshake (coresim/flow.cpp:60).
+    # (:13-30); DCTCP starts at init_cwnd with no handshake (coresim/flow.cpp:62-64).
     _require(p.get("handshake", True) == (name == "tcp"), "protocol.handshake",
              f"YAPS's {name} {'opens with' if name == 'tcp' else 'has no'} SYN exchange; set {str(name == 'tcp').lower()}")
     if name == "tcp":
