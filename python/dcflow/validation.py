@@ -204,12 +204,13 @@ def dcflow_side(case: Case) -> dict[str, Any]:
     """dcflow's numbers for `case`, run in this process (`make claims`)."""
     import dcflow
 
-    sc = case.scenario()
+    sc = dcflow.Scenario(case.scenario())
+    resolved = sc.resolved()
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "flows.yaps"
-        trace.write_text(dcflow.Scenario(sc).export_flows("yaps"))
-        result = dcflow.run(dcflow.Scenario(replay(sc, trace)))
-    return summarize_dcflow(dcflow_columns(result.flows), sc["topology"])
+        trace.write_text(sc.export_flows("yaps"))
+        result = dcflow.run(dcflow.Scenario(replay(resolved, trace)))
+    return summarize_dcflow(dcflow_columns(result.flows), resolved["topology"])
 
 
 def recorded(case: Case) -> dict[str, Any]:

@@ -70,11 +70,12 @@ class YapsError(ValueError):
 
 
 def quantity(text: str) -> float:
-    """A resolved quantity ("40Gbps", "200ns", "36864B") in base units
-    (seconds, bytes, bit/s): resolved scenarios write whole numbers of a unit."""
-    m = re.fullmatch(r"(\d+)([A-Za-z]+)", text)
+    """A quantity as a resolved scenario writes it ("40Gbps", "200ns",
+    "36864B", or with a decimal point, "0.2us") in base units (seconds,
+    bytes, bit/s)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([A-Za-z]+)", text)
     assert m and m.group(2) in _UNITS, f"not a resolved quantity: {text!r}"
-    return int(m.group(1)) * _UNITS[m.group(2)]
+    return float(m.group(1)) * _UNITS[m.group(2)]
 
 
 def _require(ok: bool, key: str, message: str) -> None:
