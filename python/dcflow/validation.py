@@ -50,12 +50,12 @@ YAPS_NETWORK: dict[str, Any] = {
 #: dcflow's keys set to what YAPS does (docs/validation.md, "Settings
 #: matched"); the defaults stay the papers'.
 MATCHED: dict[str, dict[str, Any]] = {
-    # py/run_experiments.py:6-8: init_cwnd 12, max_cwnd 15, retx_timeout
+    # py/run_experiments.py:7-9: init_cwnd 12, max_cwnd 15, retx_timeout
     # 45 us for every flow; YAPS has no probe mode (ext/pfabricflow.cpp:29-35).
     "pfabric": {"name": "pfabric", "init_window": 12, "max_window": 15, "rto": "45us", "probe_after": 1_000_000},
-    # ext/tcpflow.cpp:10-30: one packet after a SYN exchange, +1 per ACK to
-    # max_cwnd (coresim/flow.cpp:275-280), a fixed 45 us timeout and no fast
-    # retransmit (coresim/flow.cpp:126-157 never counts duplicate ACKs).
+    # ext/tcpflow.cpp:9-30: one packet after a SYN exchange, +1 per ACK to
+    # max_cwnd (coresim/flow.cpp:272-277), a fixed 45 us timeout and no fast
+    # retransmit (coresim/flow.cpp:125-165 never counts duplicate ACKs).
     "tcp": {"name": "tcp", "init_cwnd": 1, "max_cwnd": 15, "rto_min": "45us", "dupack_threshold": 1_000_000,
             "handshake": True},
     # ext/dctcpFlow.cpp: no handshake, init_cwnd 12 capped at 15, g = 1/16,

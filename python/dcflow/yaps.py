@@ -1,6 +1,6 @@
 """YAPS configuration files for `dcflow export --format yaps`.
 
-YAPS (NetSys/simulator, the pFabric/pHost authors' C++ simulator) reads two
+YAPS (NetSys/simulator, the pHost authors' C++ packet simulator) reads two
 files: a flow trace (written by the Rust exporter, docs/inputs.md) and a
 ``key: value`` configuration (run/params.cpp). This module writes the second
 from a resolved scenario, so the trace runs in YAPS on the network and
