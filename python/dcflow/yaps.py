@@ -123,7 +123,7 @@ def _transport(p: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
         out.update(init_cwnd=p["init_window"], max_cwnd=p.get("max_window") or 2 * p["init_window"],
                    retx_timeout=quantity(p["rto"]))
         return out
-    # ext/tcpflow.cpp:10 starts TCP at one packet after a SYN exchange
+    # ext/tcpflow.cpp:9 starts TCP at one packet after a SYN exchange
     # (:13-30); DCTCP starts at init_cwnd with no handshake (coresim/flow.cpp:62-64).
     _require(p.get("handshake", True) == (name == "tcp"), "protocol.handshake",
              f"YAPS's {name} {'opens with' if name == 'tcp' else 'has no'} SYN exchange; set {str(name == 'tcp').lower()}")
