@@ -23,15 +23,19 @@ use crate::units::Time;
 use dary_heap::QuaternaryHeap;
 use std::cmp::Ordering;
 
-/// Buckets in the ring (a power of two): small enough that the ring's headers
-/// and buckets stay in cache for the few hundred events a packet simulation
-/// keeps pending. The ring does not grow: events beyond its horizon are
-/// mostly timers (retransmission timeouts, one per flow), which wait in the
-/// heap at O(log n) each; a ring grown to hold them (it once grew to 65,536
-/// buckets) spread the packet events over memory and cost more than the
-/// heap (BENCHMARKS.md, "Event queue").
-const RING: usize = 1024;
-const MASK: usize = RING - 1;
+/// Initial buckets in the ring (a power of two): small enough that the ring's
+/// headers and buckets stay in cache for the few hundred events a packet
+/// simulation keeps pending.
+const RING_MIN: usize = 1024;
+/// The ring grows up to this size when the heap beyond its horizon holds
+/// many times more events than the ring has buckets. Events beyond the
+/// horizon are mostly timers (retransmission timeouts, one per flow); a few
+/// thousand wait in the heap at O(log n) each more cheaply than in a ring
+/// grown to hold them, which spreads the packet events over memory
+/// (BENCHMARKS.md, "Event queue").
+const RING_MAX: usize = 1 << 16;
+/// Far events per ring bucket above which the ring grows.
+const GROW_FAR_PER_BUCKET: usize = 4;
 /// Pops between checks of the bucket width.
 const ADAPT_EVERY: u32 = 4096;
 /// Entries scanned per pop above which buckets are too crowded and narrow.
@@ -75,6 +79,8 @@ impl<E> Ord for Entry<E> {
 /// Min-queue of events ordered by time, then by scheduling order.
 pub struct EventQueue<E: Copy> {
     ring: Vec<Vec<Entry<E>>>,
+    /// `ring.len() - 1` (the ring's length is a power of two).
+    mask: usize,
     /// Bucket width is `1 << shift` picoseconds.
     shift: u32,
     /// Absolute bucket number (`time >> shift`) of the current bucket; every
@@ -103,7 +109,8 @@ impl<E: Copy> EventQueue<E> {
     }
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: (0..RING_MIN).map(|_| Vec::new()).collect(),
+            mask: RING_MIN - 1,
             // 1.024 ns: the right width for 10-100 Gbps links; adapts otherwise.
             shift: 10,
             cur: 0,
@@ -120,8 +127,8 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn place(&mut self, e: Entry<E>) {
         let bucket = e.time >> self.shift;
-        if bucket <= self.cur + MASK as u64 {
-            self.ring[bucket as usize & MASK].push(e);
+        if bucket <= self.cur + self.mask as u64 {
+            self.ring[bucket as usize & self.mask].push(e);
             self.in_ring += 1;
         } else {
             self.far.push(e);
@@ -141,10 +148,10 @@ impl<E: Copy> EventQueue<E> {
     /// Move far events that the ring now covers into it.
     #[inline]
     fn pull_far(&mut self) {
-        let last = self.cur + MASK as u64;
+        let last = self.cur + self.mask as u64;
         while self.far.peek().is_some_and(|e| e.time >> self.shift <= last) {
             let e = self.far.pop().expect("peeked");
-            self.ring[(e.time >> self.shift) as usize & MASK].push(e);
+            self.ring[(e.time >> self.shift) as usize & self.mask].push(e);
             self.in_ring += 1;
         }
     }
@@ -156,7 +163,7 @@ impl<E: Copy> EventQueue<E> {
             self.pull_far();
         }
         loop {
-            let bucket = &mut self.ring[self.cur as usize & MASK];
+            let bucket = &mut self.ring[self.cur as usize & self.mask];
             if !bucket.is_empty() {
                 // A bucket holds entries of this lap only: the ring covers
                 // buckets cur .. cur + ring.len(), one lap.
@@ -193,6 +200,15 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let empty_per_pop = self.empty_scanned / pops;
+        let crowded_far = self.far.len() > GROW_FAR_PER_BUCKET * self.ring.len() && self.far.len() > self.in_ring;
+        if pops >= ADAPT_EVERY as u64 && crowded_far && self.ring.len() < RING_MAX {
+            // The heap holds many events: a longer ring holds them.
+            let len = self.ring.len() * 4;
+            self.ring.resize_with(len, Vec::new);
+            self.mask = len - 1;
+            let shift = self.shift;
+            self.rebuild(shift);
+        }
         let new_shift = if empty_per_pop >= 1 {
             (self.shift + 2 + (63 - empty_per_pop.leading_zeros())).min(MAX_SHIFT)
         } else if pops < ADAPT_EVERY as u64 {
@@ -213,7 +229,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Re-bucket everything at a new width, keeping the current time.
+    /// Re-bucket everything at a new width (or ring length), keeping the current time.
     fn rebuild(&mut self, shift: u32) {
         let now = self.cur << self.shift;
         let mut all: Vec<Entry<E>> = self.ring.iter_mut().flat_map(|b| b.drain(..)).collect();
