@@ -150,9 +150,10 @@ def test_the_inputs_page_examples_are_valid(tmp_path):
         text += "" if "[workload]" in text else '\n[workload]\npattern = "aggregation"\n'
         r = dcflow("validate", write(tmp_path, text, f"example{i}.toml"))
         assert r.returncode == 0, (block, r.stderr)
-    examples = dict(zip(["csv", "hpcc", "htsim"], re.findall(r"```(?:csv|text)\n(.*?)```", doc, re.S)))
+    examples = dict(zip(["csv", "hpcc", "htsim", "yaps"], re.findall(r"```(?:csv|text)\n(.*?)```", doc, re.S)))
+    assert len(examples) == 4
     for fmt, body in examples.items():
         (tmp_path / f"ex.{fmt}").write_text(body)
-        replay = REPLAY.replace("hosts = 8", "hosts = 16").format(trace=f"ex.{fmt}", fmt="dcflow" if fmt == "csv" else fmt)
+        replay = REPLAY.replace("hosts = 8", "hosts = 144").format(trace=f"ex.{fmt}", fmt="dcflow" if fmt == "csv" else fmt)
         r = dcflow("validate", write(tmp_path, replay, f"replay-{fmt}.toml"))
         assert r.returncode == 0, (fmt, r.stderr)

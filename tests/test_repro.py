@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -24,32 +25,102 @@ REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pd
             "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14"]
 
 
-def test_catalog_lists_every_entry():
+def test_catalog_lists_every_entry_sorted_in_aligned_columns():
     assert set(REQUIRED) <= set(CATALOG)
     r = run_cli("repro", "list")
     assert r.returncode == 0
-    lines = r.stdout.splitlines()
-    for name in CATALOG:
-        line = next(l for l in lines if l.startswith(name + " "))
-        assert ("pending (needs: " in line) == (name in PENDING)
+    header, *lines = r.stdout.splitlines()
+    assert header.split() == ["NAME", "STATUS", "FIGURE", "TITLE"]
+    names = [line.split()[0] for line in lines]
+    assert sorted(names) == sorted(CATALOG)
+    # fig9 before fig10: numbers within names compare as numbers.
+    key = lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)]  # noqa: E731
+    assert names == sorted(names, key=key) and names.index("d3-fig9") < names.index("d3-fig10")
+    # Every column starts where its heading does, whatever the name's length.
+    for col in ("STATUS", "FIGURE", "TITLE"):
+        at = header.index(col)
+        assert all(line[at - 2:at] == "  " and line[at] != " " for line in lines), col
+    for name, line in zip(names, lines):
+        assert line.split()[1] == ("pending" if name in PENDING else "ready")
+        assert ("(needs: " in line) == (name in PENDING)
+
+
+def _numbers(rows, column="paper"):
+    return [float(r[column]) for r in rows if r.get(column) not in (None, "") and _is_float(r[column])]
+
+
+def _is_float(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+#: What a --quick run still has to show of its figure's effect.
+QUICK_EFFECTS = {
+    # LPD §V-B/C (Fig. 8a): deadlines are missed at fan-in 40 under every
+    # protocol, none at 20, and LPD-e misses no more than DCTCP.
+    "lpd-fig8a": lambda rows: (
+        all(float(r["y_mean"]) > 0 for r in rows if r["fan-in"] == "40" and r["y_mean"])
+        and all(float(r["y_mean"]) == 0 for r in rows if r["fan-in"] == "20" and r["y_mean"])
+        and _at(rows, "LPD-e", "40") <= _at(rows, "DCTCP", "40")),
+    # PDQ §5.6 (Fig. 9b): the text's +11.4% (PDQ) and +44.7% (TCP) at 3% loss, from our loss-free means.
+    "pdq-fig9b": lambda rows: all(
+        float(_row(rows, s, "3")["paper"]) == pytest.approx(f * float(_row(rows, s, "0")["y_mean"]), rel=1e-5)
+        for s, f in (("PDQ(Full)", 1.114), ("TCP", 1.447))),
+    # D3 §6.1.3 (Fig. 15): beyond its limit D3 collapses, with quenching it declines less.
+    "d3-fig15": lambda rows: _at(rows, "D3", "4000", "workload.rate") < _at(rows, "D3 with quenching", "4000",
+                                                                          "workload.rate"),
+}
+
+
+def _row(rows, series, x, key="faults.loss"):
+    return next(r for r in rows if r["series"] == series and r[key] == x)
+
+
+def _at(rows, series, x, key="fan-in"):
+    return next(float(r["y_mean"]) for r in rows if r["series"] == series and r[key] == x)
 
 
 @pytest.mark.parametrize("name", READY)
 def test_quick_run(name, tmp_path, monkeypatch):
     import dcflow.plot
+    from dcflow.repro.figure import y_bounds
 
     saved = []
     real_save = dcflow.plot.save_figure
-    monkeypatch.setattr(dcflow.plot, "save_figure",
-                        lambda fig, *a, **k: saved.append([t.get_text() for t in fig.texts]) or real_save(fig, *a, **k))
+    monkeypatch.setattr(dcflow.plot, "save_figure", lambda fig, *a, **k: saved.append(fig) or real_save(fig, *a, **k))
     res = run_entry(name, tmp_path, quick=True, workers=2, progress=False)
-    assert saved and dcflow.plot.QUICK_NOTE in saved[0], "a --quick figure says so on itself"
+    entry = CATALOG[name]
+    assert saved and dcflow.plot.QUICK_NOTE in [t.get_text() for t in saved[0].texts], \
+        "a --quick figure says so on itself"
     assert res["failures"] == []
     assert res["csv"] == tmp_path / f"{name}.csv" and res["png"] == tmp_path / f"{name}.png"
     rows = list(csv.DictReader(open(res["csv"])))
     assert rows and "series" in rows[0]
-    assert {r["series"] for r in rows} == {s.label for s in CATALOG[name].series}
+    assert {r["series"] for r in rows} == {s.label for s in entry.series}
     assert res["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and res["png"].stat().st_size > 5000
+    # The paper's numbers: in the CSV wherever its text gives them, even at x
+    # values a quick run leaves out, and on the figure as hollow markers.
+    if entry.paper_values:
+        assert _numbers(rows), f"{name}: the paper column is empty"
+    for key, v in entry.paper_values.items():
+        if len(key) == 2 and entry.x_key in rows[0]:  # (series, x); custom analyses may key by more
+            assert any(r["series"] == key[0] and float(r[entry.x_key]) == key[1] and float(r["paper"]) == v
+                       for r in rows), (name, key)
+    if entry.analyze is None and entry.kind == "sweep":
+        ax = saved[0].axes[0]
+        lo, hi = y_bounds(entry, "y_mean")
+        for band in ax.collections:  # the 95% bands never leave the metric's range
+            ys = [y for p in band.get_paths() for _, y in p.vertices]
+            assert lo - 1e-9 <= min(ys) and max(ys) <= hi + 1e-9, (name, min(ys), max(ys))
+        if entry.style == "line" and len(entry.xs(True)) > 1:  # overlapping series stay apart: own marker and line style
+            styles = [(ln.get_marker(), ln.get_linestyle()) for ln in ax.get_lines()
+                      if ln.get_label() in {s.label for s in entry.series}]
+            assert len(styles) == len(entry.series) == len(set(styles)), styles
+    if name in QUICK_EFFECTS:
+        assert QUICK_EFFECTS[name](rows), f"{name}: the quick run does not show the figure's effect"
 
 
 @pytest.mark.parametrize("name", PENDING)

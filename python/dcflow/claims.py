@@ -238,6 +238,33 @@ CLAIMS += [
 ]
 
 
+@functools.cache
+def _validation_side(name: str) -> dict[str, Any]:
+    """dcflow's side of the YAPS comparison `name` (run once per case)."""
+    from dcflow.validation import CASES, dcflow_side
+
+    return dcflow_side(next(c for c in CASES if c.name == name))
+
+
+def _validation_claims() -> list[Claim]:
+    """docs/validation.md: dcflow's mean FCT and per-bucket mean slowdown of
+    each comparison with YAPS (the peer's numbers are recorded)."""
+    from dcflow.validation import CASES, recorded, table_rows
+
+    claims = []
+    for case in CASES:
+        command = (f"python bench/validation/yaps_compare.py --protocol {case.protocol} --workload {case.workload} "
+                   f"--load {case.load}")
+        for text, key, value in table_rows(case, recorded(case)):
+            scale = 1e6 if key == "fct_mean_s" else 1.0
+            if value is not None:
+                measure = functools.partial(lambda n, k, f: _validation_side(n)[k] * f, case.name, key, scale)
+                claims.append(Claim("docs/validation.md", text, value, measure, command))
+    return claims
+
+
+CLAIMS += _validation_claims()
+
 def check(claims: Sequence[Claim], out=sys.stdout) -> list[str]:
     """Check `claims`; one line per failure (empty when all hold)."""
     failures = []

@@ -127,9 +127,10 @@ def plot_cmd(directory: str, out: str | None) -> None:
 
 @cli.command("export")
 @click.argument("scenario", metavar="SCENARIO")
-@click.option("--format", "fmt", type=click.Choice(["csv", "hpcc", "htsim"]), required=True,
+@click.option("--format", "fmt", type=click.Choice(["csv", "hpcc", "htsim", "yaps"]), required=True,
               help="csv: dcflow's trace (replays with workload.trace); hpcc: HPCC's ns-3 flow file; "
-              "htsim: an htsim connection matrix (docs/inputs.md).")
+              "htsim: an htsim connection matrix; yaps: a YAPS flow trace, plus FILE.conf, the YAPS "
+              "configuration of the scenario's network and protocol (docs/inputs.md).")
 @click.option("-o", "--out", "out", metavar="FILE", required=True, help="The file to write.")
 @click.option("--overwrite", is_flag=True, help="Replace FILE if it exists.")
 @_set_option
@@ -140,12 +141,40 @@ def export_cmd(scenario: str, fmt: str, out: str, overwrite: bool, sets: tuple[s
 
     sc = _load(scenario, sets)
     dest = _writable_file(out, overwrite)
-    text = sc.export_flows(fmt)
+    files = {out: sc.export_flows(fmt)}
+    if fmt == "yaps":
+        files[out + ".conf"] = _yaps_config(sc, os.path.basename(dest), files[out])
+    for path in files:
+        if os.path.lexists(path) and not overwrite:
+            raise CliError(f"-o: {path} exists; pass --overwrite to replace it")
+    for path, text in files.items():
+        try:
+            write_file_atomically(path, text)
+        except OSError as e:
+            raise CliError(f"{out}: cannot write: {e.strerror or e}", EXIT_FAILURE) from None
+    note = _yaps_rounding_note(sc) if fmt == "yaps" else ""
+    click.echo(f"wrote {' and '.join(files)}{note}", err=True)
+
+
+def _yaps_config(sc: Scenario, trace_name: str, trace: str) -> str:
+    """YAPS's configuration for the scenario, reading `trace_name` from the
+    directory YAPS runs in."""
+    from dcflow.yaps import YapsError, config
+
     try:
-        write_file_atomically(dest, text)
-    except OSError as e:
-        raise CliError(f"{out}: cannot write: {e.strerror or e}", EXIT_FAILURE) from None
-    click.echo(f"wrote {out}", err=True)
+        return config(sc.resolved(), trace_name, trace.count("\n"))
+    except YapsError as e:
+        raise CliError(str(e)) from None
+
+
+def _yaps_rounding_note(sc: Scenario) -> str:
+    """Says how many flow sizes the YAPS trace rounded up (YAPS counts whole
+    packets), or nothing when none was."""
+    from dcflow.yaps import MSS
+
+    sizes = (line.split(",")[3] for line in sc.export_flows("csv").splitlines()[1:])
+    rounded = sum(int(s) % MSS != 0 for s in sizes)
+    return f" ({rounded:,} flow sizes rounded up to whole {MSS}-byte packets)" if rounded else ""
 
 
 @cli.command("bench")

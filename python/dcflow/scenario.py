@@ -132,7 +132,8 @@ class Scenario:
 
     def export_flows(self, format: str = "csv") -> str:
         """The flows a run of this scenario simulates, as a flow file:
-        ``"csv"`` (dcflow's trace), ``"hpcc"`` or ``"htsim"`` (docs/inputs.md)."""
+        ``"csv"`` (dcflow's trace), ``"hpcc"``, ``"htsim"`` or ``"yaps"``
+        (docs/inputs.md)."""
         return self._core(_core.export_flows, format)
 
     def topo(self) -> str:

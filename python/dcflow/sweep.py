@@ -56,7 +56,8 @@ POINT_SUMMARY_KEYS: tuple[str, ...] = SUMMARY_KEYS + ("fct_p999_s", "retransmits
 #: Per size bucket (the labels in the summary's ``size_buckets``), these
 #: statistics are summary keys and points.parquet columns named
 #: ``STAT[LABEL]``, e.g. ``slowdown_p99[<=100KB]``.
-BUCKET_STATS: tuple[str, ...] = ("flows", "completed", "fct_mean_s", "slowdown_mean", "slowdown_p50", "slowdown_p99")
+BUCKET_STATS: tuple[str, ...] = ("flows", "completed", "deadline_flows", "deadline_met", "app_throughput", "fct_mean_s",
+                                  "slowdown_mean", "slowdown_p50", "slowdown_p99")
 
 
 def bucket_column(stat: str, label: str) -> str:

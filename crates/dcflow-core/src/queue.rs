@@ -24,11 +24,18 @@ use dary_heap::QuaternaryHeap;
 use std::cmp::Ordering;
 
 /// Initial buckets in the ring (a power of two): small enough that the ring's
-/// headers stay in cache for the few hundred events a packet simulation keeps
-/// pending (BENCHMARKS.md).
+/// headers and buckets stay in cache for the few hundred events a packet
+/// simulation keeps pending.
 const RING_MIN: usize = 1024;
-/// The ring grows up to this size when most events lie beyond its horizon.
+/// The ring grows up to this size when the heap beyond its horizon holds
+/// many times more events than the ring has buckets. Events beyond the
+/// horizon are mostly timers (retransmission timeouts, one per flow); a few
+/// thousand wait in the heap at O(log n) each more cheaply than in a ring
+/// grown to hold them, which spreads the packet events over memory
+/// (BENCHMARKS.md, "Event queue").
 const RING_MAX: usize = 1 << 16;
+/// Far events per ring bucket above which the ring grows.
+const GROW_FAR_PER_BUCKET: usize = 4;
 /// Pops between checks of the bucket width.
 const ADAPT_EVERY: u32 = 4096;
 /// Entries scanned per pop above which buckets are too crowded and narrow.
@@ -193,8 +200,9 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let empty_per_pop = self.empty_scanned / pops;
-        if pops >= ADAPT_EVERY as u64 && self.far.len() > self.in_ring && self.ring.len() < RING_MAX {
-            // Most events lie beyond the horizon: a longer ring holds them.
+        let crowded_far = self.far.len() > GROW_FAR_PER_BUCKET * self.ring.len() && self.far.len() > self.in_ring;
+        if pops >= ADAPT_EVERY as u64 && crowded_far && self.ring.len() < RING_MAX {
+            // The heap holds many events: a longer ring holds them.
             let len = self.ring.len() * 4;
             self.ring.resize_with(len, Vec::new);
             self.mask = len - 1;

@@ -51,11 +51,11 @@ fn topo(scenario_json: &str) -> PyResult<String> {
 }
 
 /// The scenario's flows as a flow file: `format` is "csv" (dcflow's trace),
-/// "hpcc" or "htsim" (the CLI restricts it to these).
+/// "hpcc", "htsim" or "yaps" (the CLI restricts it to these).
 #[pyfunction]
 fn export_flows(scenario_json: &str, format: &str) -> PyResult<String> {
     let format = dcflow_scenario::TraceFormat::from_name(format)
-        .ok_or_else(|| ScenarioError::new_err(format!("--format: unknown format {format:?}; use csv, hpcc or htsim")))?;
+        .ok_or_else(|| ScenarioError::new_err(format!("--format: unknown format {format:?}; use csv, hpcc, htsim or yaps")))?;
     parse(scenario_json)?.export_flows(format).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 

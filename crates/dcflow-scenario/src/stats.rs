@@ -78,6 +78,14 @@ pub struct SizeBucket {
     /// Measured flows of this size; statistics cover the completed ones.
     pub flows: u64,
     pub completed: u64,
+    /// Of them, the flows with a deadline and those that met it; their
+    /// ratio (`app_throughput`, null without deadline flows), as the
+    /// summary's keys of the same names over all sizes: deadline-aware
+    /// transports are judged per size too (short flows carry the deadlines,
+    /// D3 §2, PDQ §5.3).
+    pub deadline_flows: u64,
+    pub deadline_met: u64,
+    pub app_throughput: Option<f64>,
     pub fct_mean_s: Option<f64>,
     pub slowdown_mean: Option<f64>,
     pub slowdown_p50: Option<f64>,
@@ -101,6 +109,9 @@ impl Serialize for SizeBuckets {
             let key = |stat: &str| format!("{stat}[{}]", b.label);
             m.serialize_entry(&key("flows"), &b.flows)?;
             m.serialize_entry(&key("completed"), &b.completed)?;
+            m.serialize_entry(&key("deadline_flows"), &b.deadline_flows)?;
+            m.serialize_entry(&key("deadline_met"), &b.deadline_met)?;
+            m.serialize_entry(&key("app_throughput"), &b.app_throughput)?;
             m.serialize_entry(&key("fct_mean_s"), &b.fct_mean_s)?;
             m.serialize_entry(&key("slowdown_mean"), &b.slowdown_mean)?;
             m.serialize_entry(&key("slowdown_p50"), &b.slowdown_p50)?;
@@ -122,12 +133,17 @@ pub fn size_buckets(flows: &[FlowRecord], cfg: &StatsConfig) -> SizeBuckets {
             let (fcts, mut slowdowns): (Vec<f64>, Vec<f64>) =
                 inside.iter().filter_map(|f| Some((f.fct_s?, f.slowdown?))).unzip();
             slowdowns.sort_by(f64::total_cmp);
+            let deadline_flows = inside.iter().filter(|f| f.deadline_s.is_some()).count() as u64;
+            let deadline_met = inside.iter().filter(|f| f.met_deadline == Some(true)).count() as u64;
             SizeBucket {
                 label,
                 min_bytes,
                 max_bytes,
                 flows: inside.len() as u64,
                 completed: fcts.len() as u64,
+                deadline_flows,
+                deadline_met,
+                app_throughput: (deadline_flows > 0).then(|| deadline_met as f64 / deadline_flows as f64),
                 fct_mean_s: mean(&fcts),
                 slowdown_mean: mean(&slowdowns),
                 slowdown_p50: percentile(&slowdowns, 50.0),
@@ -177,6 +193,20 @@ mod tests {
         assert!((b[1].slowdown_p99.unwrap() - (4.0 + 0.99 * 4.0)).abs() < 1e-12);
         assert_eq!(b[2].fct_mean_s, Some(8.0), "the unfinished flow is not in the statistics");
         assert_eq!((b[2].min_bytes, b[2].max_bytes), (10_000_000, None));
+    }
+
+    #[test]
+    fn deadline_flows_are_counted_per_bucket() {
+        let due = |mut f: FlowRecord, met: bool| {
+            f.deadline_s = Some(0.01);
+            f.met_deadline = Some(met);
+            f
+        };
+        let flows = [due(flow(0, 1_000, 0.0, Some(1.0)), true), due(flow(1, 2_000, 0.0, None), false),
+                     flow(2, 3_000, 0.0, Some(1.0)), flow(3, 200_000, 0.0, Some(1.0))];
+        let b = size_buckets(&flows, &StatsConfig::default()).0;
+        assert_eq!((b[0].deadline_flows, b[0].deadline_met, b[0].app_throughput), (2, 1, Some(0.5)));
+        assert_eq!((b[1].deadline_flows, b[1].app_throughput), (0, None), "no deadline flows: no ratio");
     }
 
     #[test]

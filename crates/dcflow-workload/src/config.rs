@@ -217,7 +217,7 @@ pub struct WorkloadConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
     /// With `trace` only: its format (default `dcflow`, the CSV above; or
-    /// `hpcc`, `htsim`: other simulators' flow files, see `trace`).
+    /// `hpcc`, `htsim`, `yaps`: other simulators' flow files, see `trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_format: Option<TraceFormat>,
     /// Poisson only: arrivals stop at `start + duration`. Without `flows`

@@ -14,9 +14,17 @@
 //!   csg-htsim's loader reads it (dcflow's clock unit, so times are exact).
 //!   Triggers and failures (flows started by other flows) have no dcflow
 //!   equivalent and are refused.
+//! - **YAPS** flow traces (NetSys/simulator, read by `FlowReader::make_flows`,
+//!   run/flow_generator.cpp:149-171, with `use_flow_trace: 1`): one flow per
+//!   line, `id start_s _ _ size_in_packets _ _ src dst`, whitespace-separated,
+//!   sizes in whole 1460-byte payloads (YAPS's `params.mss`,
+//!   run/params.cpp:190). YAPS stops at the first line it cannot read; here
+//!   such a line is an error. Writing rounds each size up to whole packets,
+//!   the only sizes YAPS can express.
 //!
-//! Hosts are dcflow host indices in both. Neither format carries deadlines:
-//! exporting flows that have one is refused rather than silently dropping it.
+//! Hosts are dcflow host indices in all three. None of them carries
+//! deadlines: exporting flows that have one is refused rather than silently
+//! dropping it.
 
 use crate::config::ExplicitFlow;
 use crate::generate::FlowSpec;
@@ -26,6 +34,10 @@ use std::collections::HashSet;
 
 /// HPCC's priority group and destination port, as its `traffic_gen.py` writes them.
 const HPCC_PG_DPORT: &str = "3 100";
+
+/// YAPS's payload per packet (`params.mss`, run/params.cpp:190): trace sizes
+/// count these.
+pub const YAPS_MSS: u64 = 1460;
 
 /// Parses an HPCC flow file; the error names the line.
 pub(crate) fn parse_hpcc(text: &str) -> Result<Vec<ExplicitFlow>, String> {
@@ -127,6 +139,38 @@ fn htsim_connection(tokens: &[&str], ids: &mut HashSet<u64>) -> Result<ExplicitF
     Ok(ExplicitFlow { src, dst, size, start, deadline: None })
 }
 
+/// Parses a YAPS flow trace; the error names the line.
+pub(crate) fn parse_yaps(text: &str) -> Result<Vec<ExplicitFlow>, String> {
+    let mut flows = Vec::new();
+    let mut ids = HashSet::new();
+    for (n, row) in text.lines().enumerate() {
+        let at = |m: String| format!("line {}: {m}", n + 1);
+        let f: Vec<&str> = row.split_whitespace().collect();
+        if f.is_empty() {
+            continue;
+        }
+        if f.len() != 9 {
+            return Err(at(format!("expected `id start_s _ _ size_in_packets _ _ src dst` (YAPS), got {row:?}")));
+        }
+        let int = |i: usize, name: &str| f[i].parse::<u32>().map_err(|_| at(format!("{name} = {:?} is not a non-negative integer", f[i])));
+        let id = int(0, "id")?;
+        if !ids.insert(id) {
+            return Err(at(format!("id {id} appears twice")));
+        }
+        let start = match f[1].parse::<f64>() {
+            Ok(s) if s.is_finite() && s >= 0.0 => Dur::from_secs_f64(s),
+            _ => return Err(at(format!("start_s = {:?} is not a non-negative number of seconds", f[1]))),
+        };
+        let packets = int(4, "size_in_packets")?;
+        if packets == 0 {
+            return Err(at("size_in_packets must be at least 1".into()));
+        }
+        let size = Bytes(packets as u64 * YAPS_MSS);
+        flows.push(ExplicitFlow { src: int(7, "src")?, dst: int(8, "dst")?, size, start, deadline: None });
+    }
+    Ok(flows)
+}
+
 /// The first flow with a deadline, which these formats cannot carry.
 fn refuse_deadlines(flows: &[FlowSpec], format: &str) -> Result<(), String> {
     match flows.iter().find(|f| f.deadline.is_some()) {
@@ -156,6 +200,18 @@ pub(crate) fn format_htsim(flows: &[FlowSpec], hosts: usize) -> Result<String, S
     Ok(out)
 }
 
+/// Writes flows as a YAPS flow trace, each size rounded up to whole
+/// 1460-byte packets, start times exact to the picosecond.
+pub(crate) fn format_yaps(flows: &[FlowSpec]) -> Result<String, String> {
+    refuse_deadlines(flows, "a YAPS flow trace")?;
+    let mut out = String::new();
+    for f in flows {
+        let packets = f.size.0.div_ceil(YAPS_MSS).max(1);
+        out += &format!("{} {} 0 0 {packets} 0 0 {} {}\n", f.id, seconds(f.start.0), f.src, f.dst);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +231,23 @@ mod tests {
         let want: Vec<ExplicitFlow> = flows.iter().map(explicit).collect();
         assert_eq!(parse_hpcc(&format_hpcc(&flows).unwrap()).unwrap(), want);
         assert_eq!(parse_htsim(&format_htsim(&flows, 4).unwrap()).unwrap(), want);
+        // YAPS counts whole packets: sizes that are round trip exactly.
+        let whole = [spec(0, 1, 0, 1460, 0), spec(1, 2, 0, 1370 * 1460, 1_234_567)];
+        assert_eq!(parse_yaps(&format_yaps(&whole).unwrap()).unwrap(), whole.iter().map(explicit).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn yaps_lines_count_whole_packets() {
+        let flows = [spec(7, 3, 140, 1461, 2_500_000), spec(8, 0, 1, 1, 0)];
+        assert_eq!(format_yaps(&flows).unwrap(), "7 0.0000025 0 0 2 0 0 3 140\n8 0 0 0 1 0 0 0 1\n");
+        let read = parse_yaps("1 0.25 0 0 19 0 0 5 17\n").unwrap();
+        assert_eq!((read[0].src, read[0].dst, read[0].size, read[0].start), (5, 17, Bytes(19 * 1460), Dur::ms(250)));
+        let e = parse_yaps("1 0 0 0 1 0 0 5 17\n1 0 0 0 1 0 0 5 17\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("twice"), "{e}");
+        let e = parse_yaps("1 0 0 0 0 0 0 5 17\n").unwrap_err();
+        assert!(e.contains("line 1") && e.contains("at least 1"), "{e}");
+        let e = parse_yaps("1 0 0 0 3 5 17\n").unwrap_err();
+        assert!(e.contains("YAPS"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! in that order. `#` lines are comments. Ids must be unique; flows are
 //! renumbered densely in start order when generated.
 //!
-//! Other simulators' flow files (HPCC, htsim) are read and written by
+//! Other simulators' flow files (HPCC, htsim, YAPS) are read and written by
 //! [`crate::foreign`]; [`TraceFormat`] picks one.
 
 use crate::config::ExplicitFlow;
@@ -31,6 +31,8 @@ pub enum TraceFormat {
     Hpcc,
     /// htsim's connection matrix.
     Htsim,
+    /// YAPS's flow trace (`use_flow_trace: 1`).
+    Yaps,
 }
 
 impl TraceFormat {
@@ -40,6 +42,7 @@ impl TraceFormat {
             "dcflow" | "csv" => Some(TraceFormat::Dcflow),
             "hpcc" => Some(TraceFormat::Hpcc),
             "htsim" => Some(TraceFormat::Htsim),
+            "yaps" => Some(TraceFormat::Yaps),
             _ => None,
         }
     }
@@ -62,6 +65,7 @@ pub fn read_trace(path: &Path, format: TraceFormat) -> Result<Vec<ExplicitFlow>,
         TraceFormat::Dcflow => parse_trace(&text),
         TraceFormat::Hpcc => foreign::parse_hpcc(&text),
         TraceFormat::Htsim => foreign::parse_htsim(&text),
+        TraceFormat::Yaps => foreign::parse_yaps(&text),
     };
     flows.map_err(|m| ConfigError::new("workload.trace", format!("{}: {m}", path.display())))
 }
@@ -116,6 +120,7 @@ pub fn format_flows(flows: &[FlowSpec], format: TraceFormat, hosts: usize) -> Re
         TraceFormat::Dcflow => Ok(format_trace(flows)),
         TraceFormat::Hpcc => foreign::format_hpcc(flows),
         TraceFormat::Htsim => foreign::format_htsim(flows, hosts),
+        TraceFormat::Yaps => foreign::format_yaps(flows),
     }
 }
 

@@ -78,10 +78,13 @@ def plain_log_axis(ax, axis: str = "x", scale: str = "log", **kwargs: Any) -> No
     plain numbers (0.01, 0.1, 1, 10) instead of powers of ten, as papers
     print them, so a reader can compare without converting."""
     import numpy as np
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     getattr(ax, f"set_{axis}scale")(scale, **kwargs)
     target = ax.xaxis if axis == "x" else ax.yaxis
+    lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
+    if scale == "log" and 0 < lo < hi < 100 * lo:  # under two decades: 1-2-5 ticks, not one label
+        target.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     target.set_major_formatter(FuncFormatter(lambda v, _: np.format_float_positional(v, trim="-")))
     target.set_minor_formatter(NullFormatter())
 

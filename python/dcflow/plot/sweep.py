@@ -17,7 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dcflow.plot.cdf import ecdf
+from dcflow.plot.protocols import bucket_table, protocol_bars
 from dcflow.plot.stats import mean_ci
+from dcflow.plot.style import band, integer_ticks, line_style, series_style
 
 __all__ = ["SWEEP_PLOTS", "plot_sweep", "is_sweep_dir"]
 
@@ -106,19 +108,18 @@ def _curve_on(ax, points: pa.Table, metric: str, scale: float, bounds: tuple[flo
         groups.setdefault((lv, *ov), {}).setdefault(xv, []).append(v * scale)
     numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
     order = list(dict.fromkeys(xs_all))
-    for key, by_x in groups.items():
+    for i, (key, by_x) in enumerate(groups.items()):
         xk = sorted(by_x) if numeric_x else [v for v in order if v in by_x]
         stats = [mean_ci(by_x[v]) for v in xk]
-        m = np.array([s[0] for s in stats], dtype=float)
-        ci = np.array([s[1] or 0.0 for s in stats], dtype=float)
         xp = np.array(xk, dtype=float) if numeric_x else np.arange(len(xk))
-        label = _legend_label(line, others, key)
-        ln, = ax.plot(xp, m, marker="o", ms=3, label=label)
+        st = series_style(i, len(groups))
+        ax.plot(xp, [s[0] for s in stats], label=_legend_label(line, others, key), **st)
         # A band never leaves what the metric can be (a ratio stays in [0, 100%]).
-        ax.fill_between(xp, np.clip(m - ci, *bounds), np.clip(m + ci, *bounds), color=ln.get_color(),
-                        alpha=0.18, lw=0)
+        band(ax, xp, [s[0] for s in stats], [s[1] for s in stats], bounds, st["color"])
         if not numeric_x:
             ax.set_xticks(xp, [readable(v) for v in xk], rotation=20)
+    if numeric_x and all(float(v).is_integer() for v in xs_all):
+        integer_ticks(ax, "x", xs_all)
     ax.set_xlabel(AXIS_LABELS.get(x, x))
     ax.grid(True, alpha=0.3)
     return True
@@ -178,18 +179,19 @@ def fct_cdf_per_point(d: Path, points: pa.Table, flows: Callable[[], pa.Table]):
     nrows = -(-len(order) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols + 0.4, 2.9 * nrows + 0.5), squeeze=False,
                              sharex=True, sharey=True)
-    # Colours in the points table's order, as in the other sweep plots.
+    # Styles in the points table's order, as in the other sweep plots.
     pcol = lambda c: points.column(c).to_pylist() if c else ["all"] * points.num_rows  # noqa: E731
     ordered = [*zip(pcol(line), *(pcol(c) for c in others)), *keys]
-    colors = {k: f"C{i % 10}" for i, k in enumerate(dict.fromkeys(ordered))}
+    keys_in_order = list(dict.fromkeys(ordered))
+    styles = {k: line_style(i, len(keys_in_order)) for i, k in enumerate(keys_in_order)}
     done = ~np.isnan(fct)
     for ax, pv in zip(axes.flat, order):
         in_panel = np.array([v == pv for v in panels]) & done
-        for key in colors:
+        for key in styles:
             m = in_panel & np.array([k == key for k in keys])
             if m.any():
                 xs, ys = ecdf(fct[m])
-                ax.step(xs, ys, where="post", color=colors[key], label=_legend_label(line, others, key))
+                ax.step(xs, ys, where="post", label=_legend_label(line, others, key), **styles[key])
         ax.set_title(f"{AXIS_LABELS.get(x, x)} = {readable(pv)}" if x else "all points", fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.set_ylim(0, 1.02)
@@ -237,7 +239,10 @@ SWEEP_PLOTS: dict[str, Callable[..., Any]] = {
     "fct_mean": fct_curve,
     "fct_cdf_per_point": fct_cdf_per_point,
     "slowdown_by_size": slowdown_by_size,
+    "protocol_by_size": protocol_bars,
 }
+#: Plots whose numbers are also written as ``<name>.csv``.
+SWEEP_TABLES: dict[str, Callable[[pa.Table], list[dict[str, Any]]]] = {"protocol_by_size": bucket_table}
 
 
 def plot_sweep(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
@@ -265,4 +270,19 @@ def plot_sweep(directory: str | os.PathLike[str], out: str | os.PathLike[str] | 
         if fig is None:
             continue
         written += save_figure(fig, out_dir / f"{name}.png", formats)
+        if name in SWEEP_TABLES:  # the figure's numbers beside it
+            written.append(_write_csv(SWEEP_TABLES[name](points), out_dir / f"{name}.csv"))
     return written
+
+
+def _write_csv(rows: list[dict[str, Any]], path: Path) -> Path:
+    import io
+
+    import pyarrow.csv as pcsv
+
+    from dcflow.result import write_file_atomically
+
+    buf = io.BytesIO()
+    pcsv.write_csv(pa.Table.from_pylist(rows), buf)
+    write_file_atomically(path, buf.getvalue().decode("utf-8"))
+    return path

@@ -10,8 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from dcflow.plot import RunData, load_run, register
+from dcflow.plot.style import wrapped
 
-__all__ = ["timeseries_figure"]
+__all__ = ["timeseries_figure", "panel", "paper_level", "paper_time"]
 
 
 def _series(ts, kind: str) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -55,11 +56,34 @@ def _figure(data: RunData, title: str | None = None):
             for n, (t, _, q) in links.items():
                 ax.plot(t * 1e3, q / 1500, lw=1, label=n)
             ax.set_ylabel("queue (packets of 1500 B)")
+            ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (ms)")
-    axes[0].set_title(title or "time series")
+    axes[0].set_title(wrapped(title or "time series", 90), fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def panel(fig, ylabel_start: str):
+    """The panel of a :func:`timeseries_figure` whose y label starts so
+    ("flow throughput", "link utilization", "queue"), or None."""
+    return next((ax for ax in fig.axes if ax.get_ylabel().startswith(ylabel_start)), None)
+
+
+def paper_level(ax, y: float, t0_ms: float, t1_ms: float, text: str) -> None:
+    """A number the paper gives for an interval: a black dotted segment at
+    ``y`` from ``t0_ms`` to ``t1_ms``, in the legend as "paper: TEXT"."""
+    ax.hlines(y, t0_ms, t1_ms, colors="k", linestyles=":", lw=1.6, label=f"paper: {text}", zorder=5)
+    bottom, top = ax.get_ylim()
+    if y > top:  # the panel's range was fixed from its data alone
+        ax.set_ylim(bottom, y * 1.1)
+    ax.legend(fontsize=7)
+
+
+def paper_time(ax, t_ms: float, text: str) -> None:
+    """A time the paper gives (all flows done at ...): a black dotted vertical line."""
+    ax.axvline(t_ms, color="k", ls=":", lw=1.2, label=f"paper: {text}")
+    ax.legend(fontsize=6, ncol=5)
 
 
 def _link_rate(data: RunData) -> float | None:

@@ -36,7 +36,7 @@ from typing import Any
 
 from dcflow.scenario import Scenario, ScenarioError
 
-__all__ = ["Series", "Entry", "register", "CATALOG", "get", "availability", "run_entry",
+__all__ = ["Series", "Entry", "register", "CATALOG", "get", "availability", "run_entry", "listing",
            "ReproError", "PendingError"]
 
 
@@ -86,10 +86,17 @@ class Entry:
     y_scale: float = 1.0  # plot/CSV factor (e.g. 1e3 for seconds -> ms)
     y_map: Callable[[float], float] = lambda v: v  # after y_scale (e.g. met % -> missed %)
     ylabel: str = ""
+    #: What the plotted y can be, for a y that is not the summary metric `y`
+    #: (a custom analysis's own measure); None: the range of `y`.
+    y_range: tuple[float, float] | None = None
     seeds: Callable[[bool], int] = lambda quick: 2 if quick else 10
     capacity: dict[str, Any] | None = None  # param, lo, hi, target (kind="capacity")
     style: str = "line"  # "line" | "bar"
-    paper_values: dict[tuple[str, float], float] = field(default_factory=dict)
+    #: (series, x) -> the number the paper's text gives (custom analyses may key by more).
+    paper_values: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    #: (series, x) -> (other series, other x, factor): the text gives a ratio
+    #: to another point (dcflow.repro.figure.paper_relative).
+    paper_ratios: dict[tuple[str, Any], tuple[str, Any, float]] = field(default_factory=dict)
     notes: str = ""  # settings, deviations from the paper, what the text reports
     extra_needs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (need, probe overrides)
     analyze: Callable[["Entry", Path, bool, dict[str, Any]], tuple[list[dict[str, Any]], Any]] | None = None
@@ -171,6 +178,8 @@ def run_entry(
     """Run one entry; returns {"csv": path, "png": path, "rows": [...],
     "failures": [messages of points / searches that failed]}.
     Raises :class:`PendingError` for a pending entry."""
+    from dcflow.repro.figure import plot_rows
+
     entry = get(name)
     needs, details = availability(entry)
     if needs:
@@ -188,10 +197,10 @@ def run_entry(
             raise ReproError(f"{name}: failed: {type(e).__name__}: {' '.join(str(e).split())}") from None
     elif entry.kind == "capacity":
         rows = _run_capacity(entry, out, quick, opts, failures)
-        fig = _plot_rows(entry, rows, "capacity")
+        fig = plot_rows(entry, rows, "capacity")
     else:
         rows = _run_sweep(entry, out, quick, opts, failures)
-        fig = _plot_rows(entry, rows, "y_mean")
+        fig = plot_rows(entry, rows, "y_mean")
     csv_path = out / f"{name}.csv"
     _write_csv(csv_path, rows)
     png = out / f"{name}.png"
@@ -208,6 +217,7 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
     import pyarrow as pa
 
     from dcflow.plot.stats import mean_ci
+    from dcflow.repro.figure import paper_only_rows, paper_relative
     from dcflow.result import write_table_atomically
 
     xs = entry.xs(quick)
@@ -228,6 +238,8 @@ def _run_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                 row["x_name"] = entry.x_name(x)
             rows.append({**row, "y": entry.y, "y_mean": m, "ci95": ci, "n": len(ys),
                          "paper": entry.paper_values.get((s.label, x))})
+    paper_relative(entry.paper_ratios, rows, entry.x_key, "y_mean")
+    rows += paper_only_rows(entry, xs)
     if tables:
         table = pa.concat_tables([t.cast(tables[0].schema) for t in tables], promote_options="default")
         write_table_atomically(table, out / "points.parquet")
@@ -238,6 +250,7 @@ def _run_capacity(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
                   failures: list[str]) -> list[dict[str, Any]]:
     import pyarrow as pa
 
+    from dcflow.repro.figure import paper_only_rows, paper_relative
     from dcflow.result import write_table_atomically
 
     cfg = dict(entry.capacity or {})
@@ -269,7 +282,8 @@ def _run_capacity(entry: Entry, out: Path, quick: bool, opts: dict[str, Any],
             trace.append({"series": s.label, "x": float(x), "value": float(p[0]), "metric": p[1],
                           "ok": p[2]})
     write_table_atomically(pa.Table.from_pylist(trace), out / "capacity_trace.parquet")
-    return rows
+    paper_relative(entry.paper_ratios, rows, entry.x_key, "capacity")
+    return rows + paper_only_rows(entry, xs)
 
 
 def _capacity_job(args: tuple[str, bool, str, float, dict[str, Any]]) -> dict[str, Any]:
@@ -311,49 +325,24 @@ def _csv_value(v: Any) -> Any:
     return v
 
 
-def _plot_rows(entry: Entry, rows: list[dict[str, Any]], ykey: str):
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    labels = [s.label for s in entry.series]
-    xs = sorted({r[entry.x_key] for r in rows})
-    if entry.style == "bar":
-        width = 0.8 / max(len(labels), 1)
-        for i, lab in enumerate(labels):
-            ys = [next((r[ykey] for r in rows if r["series"] == lab and r[entry.x_key] == x), None) for x in xs]
-            ys = [np.nan if y is None else y for y in ys]
-            ax.bar(np.arange(len(xs)) + (i - (len(labels) - 1) / 2) * width, ys, width, label=lab)
-        if entry.x_name:
-            ax.set_xticks(np.arange(len(xs)), [entry.x_name(x) for x in xs], fontsize=7, rotation=20, ha="right")
-        else:
-            ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
-    else:
-        for lab in labels:
-            pts = [r for r in rows if r["series"] == lab]
-            x = np.array([r[entry.x_key] for r in pts], dtype=float)
-            y = np.array([np.nan if r[ykey] is None else r[ykey] for r in pts], dtype=float)
-            line, = ax.plot(x, y, marker="o", ms=3, label=lab)
-            if ykey == "y_mean":
-                ci = np.array([r.get("ci95") or 0.0 for r in pts], dtype=float)
-                ax.fill_between(x, y - ci, y + ci, color=line.get_color(), alpha=0.15, lw=0)
-        paper = [r for r in rows if r.get("paper") is not None]
-        if paper:
-            ax.scatter([r[entry.x_key] for r in paper], [r["paper"] for r in paper], marker="x",
-                       color="k", label="paper", zorder=5)
-    ax.set_xlabel(entry.xlabel or entry.x_key or "")
-    ax.set_ylabel(entry.ylabel or entry.y)
-    ax.set_title(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+def _natural(name: str) -> list[Any]:
+    """Sort key: the numbers in a name compare as numbers (fig9 before fig10)."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
-def describe(entry: Entry) -> str:
-    needs, _ = availability(entry)
-    status = f"pending (needs: {', '.join(needs)})" if needs else "ready"
-    return f"{entry.name:<14} {status:<36} {entry.paper} {entry.figure}: {entry.title}"
+def listing() -> list[tuple[Entry, str]]:
+    """``dcflow repro list``: every entry with its line, sorted by name, in
+    columns (name, status, the paper's figure, title); a pending entry ends
+    with what it needs. The first line is the header (no entry)."""
+    table = []
+    for e in sorted(CATALOG.values(), key=lambda e: _natural(e.name)):
+        needs = availability(e)[0]
+        table.append((e, [e.name, "pending" if needs else "ready", f"{e.paper} {e.figure}",
+                          e.title + (f" (needs: {', '.join(needs)})" if needs else "")]))
+    header = ["NAME", "STATUS", "FIGURE", "TITLE"]
+    widths = [max(len(c[i]) for c in [header] + [cells for _, cells in table]) for i in range(3)]
+    line = lambda cells: "  ".join([*(c.ljust(w) for c, w in zip(cells, widths)), cells[3]])  # noqa: E731
+    return [(None, line(header))] + [(e, line(cells)) for e, cells in table]
 
 
 # Register the built-in entries (import for side effects).

@@ -44,6 +44,9 @@ def add_commands(group: click.Group) -> None:
         done = res.points.num_rows - len(res.failures)
         click.echo(f"wrote {res.directory / 'points.parquet'}: {done} ok, {len(res.failures)} failed "
                    f"({res.ran} run now, {res.skipped} already done)", err=True)
+        from dcflow.sweep_table import results_table
+
+        _print_rows(results_table(res.points))
         if res.failures:
             click.echo(f"error: {len(res.failures)} of {res.points.num_rows} points failed:", err=True)
             click.echo(format_failures(res.failures), err=True)
@@ -110,12 +113,12 @@ def add_commands(group: click.Group) -> None:
     @repro_group.command("list")
     @click.option("-v", "--verbose", is_flag=True, help="Also print settings notes and why entries are pending.")
     def repro_list(verbose):
-        """List the catalog: name, status (ready / pending (needs: ...)), figure."""
-        from dcflow.repro import CATALOG, availability, describe
+        """List the catalog, sorted by name: status (ready / pending), figure, title."""
+        from dcflow.repro import availability, listing
 
-        for e in CATALOG.values():
-            click.echo(describe(e))
-            if verbose:
+        for e, line in listing():
+            click.echo(line)
+            if verbose and e is not None:
                 if e.notes:
                     click.echo(f"    {e.notes}")
                 for d in availability(e)[1]:

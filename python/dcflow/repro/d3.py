@@ -91,8 +91,11 @@ def _d3_fig4(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from dcflow.plot.style import legend_with_paper, paper_points, series_style
+
     rows = []
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+    lines = [(s, x) for s in entry.series for x in entry.xs(quick)]
     for s in entry.series:
         fl = entry.sweep_series(s, quick, out, opts)[1].flows()
         load = np.array(fl.column(entry.x_key).to_pylist(), float)
@@ -103,7 +106,8 @@ def _d3_fig4(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
             for ax, (cls, sel) in zip(axes, (("all flows", load == x),
                                              ("flows < 50 KB", (load == x) & (size < 50e3)))):
                 met = [met_fraction(fct[sel], m / 1e3) * 100 for m in FIG4_MEANS_MS]
-                ax.plot(FIG4_MEANS_MS, met, marker="o", label=f"{s.label}, load {x:g}")
+                ax.plot(FIG4_MEANS_MS, met, label=f"{s.label}, load {x:g}",
+                        **series_style(lines.index((s, x)), len(lines)))
                 ax.set_title(cls)
                 for m, v in zip(FIG4_MEANS_MS, met):
                     # met with each flow's ideal FCT: what no network inefficiency costs
@@ -111,10 +115,17 @@ def _d3_fig4(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                                  "unfinished": int(np.isnan(fct[sel]).sum()), "mean deadline (ms)": m,
                                  "deadlines met (%)": v, "paper": "< 93" if m == 40 else None,
                                  "met with ideal FCT (%)": met_fraction(ideal[sel], m / 1e3) * 100})
+    # "even with lax deadlines (mean=40ms), more than 7% of flows miss": at most 93% met.
+    paper_points(axes[0], [40], [93.0], {"marker": "v", "color": "k"})
+    axes[0].annotate("paper: < 93%", (40, 93.0), textcoords="offset points", xytext=(8, -12), fontsize=7)
     for ax in axes:
         ax.set_xlabel("mean of the exponential deadline (ms)")
+        ax.set_ylim(top=103)
+        ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("deadlines met (%)")
-    _finish(fig, axes, entry)
+    legend_with_paper(axes[0], True)
+    axes[1].legend(fontsize=7)
+    _titled(fig, entry)
     return rows, fig
 
 
@@ -141,12 +152,11 @@ D3_SERIES = [D3_R, RCP_DC_R, TCP]
 BURST_SERIES = [D3_R, RCP_DC_R, TCP, TCP_STOCK, TCP_PR]
 
 
-def _finish(fig, axes, entry: Entry) -> None:
-    """Grid and legend on every panel, the paper's figure as the title."""
-    for a in axes:
-        a.grid(True, alpha=0.3)
-        a.legend(fontsize=7)
-    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+def _titled(fig, entry: Entry) -> None:
+    """The paper's figure as the title (wrapped), laid out."""
+    from dcflow.plot.style import wrapped
+
+    fig.suptitle(wrapped(f"{entry.paper} {entry.figure}: {entry.title}", 110), fontsize=9)
     fig.tight_layout()
 
 
@@ -163,9 +173,13 @@ SENDERS_AT_99: dict[str, Any] = dict(
 register(Entry(
     name="d3-fig9", paper="D3", figure="Fig. 9",
     title="concurrent senders supported at >99% application throughput",
-    base=d3_rack, **{**SENDERS_AT_99, "seeds": lambda q: 2 if q else 200},
+    # Quick: a range wide enough that D3 finds its limit (at 24 it did not).
+    base=d3_rack, **{**SENDERS_AT_99, "seeds": lambda q: 2 if q else 200,
+                     "capacity": {**SENDERS_AT_99["capacity"], "quick": {"hi": 48}}},
+    # "As compared to RCP_dc, D3 can support almost twice as many concurrent senders".
+    paper_ratios={("D3", x): ("RCP_dc", x, 2.0) for x in (20, 30, 40)},
     notes="D3 §6.1.1 (200 runs, as in the paper). The text: D3 supports almost "
-          "twice RCP_dc, TCP and TCP_pr, and 3-4x TCP.",
+          "twice RCP_dc, TCP and TCP_pr, and 3-4x TCP (the paper's D3 bar: twice our RCP_dc).",
 ))
 
 register(Entry(
@@ -175,8 +189,12 @@ register(Entry(
     xs=lambda q: [5, 20] if q else [2, 5, 10, 15, 20, 25, 30, 35, 40],
     xlabel="number of senders", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 2 if q else 200,
+    # "to 95% of application throughput, D3 can support 36 senders ...
+    # compared to the 22, 10 and 8 senders of RCP_dc, TCP_pr and TCP"; the
+    # testbed's TCP is the stock one (RTO 300 ms, §6.1.2).
+    paper_values={("D3", 36): 95.0, ("RCP_dc", 22): 95.0, ("TCP_pr", 10): 95.0, ("TCP (RTO 300ms)", 8): 95.0},
     notes="D3 §6.1.1 (200 runs, as in the paper): at 95% application throughput D3 supports 36 senders, RCP_dc 22, "
-          "TCP_pr 10, TCP 8 (moderate deadlines).",
+          "TCP_pr 10, TCP 8 (moderate deadlines; the testbed's TCP, RTO 300 ms).",
 ))
 
 
@@ -208,10 +226,19 @@ def _d3_fig11(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                      "paper overshoot p95 (%)": p[1],
                      "overshoot mean (%)": float(over.mean()) if len(over) else None,
                      "paper overshoot mean (%)": p[2]})
+        r = rows[-1]
+        said = "".join(f"\n{name}: {_pct(r[k])} (paper {_pct(r[f'paper {k}'])})"
+                       for name, k in (("missed", "missed (%)"), ("overshoot p95", "overshoot p95 (%)"),
+                                       ("overshoot mean", "overshoot mean (%)")))
+        ax.text(0.03, 0.97, f"{len(dl)} flows{said}", transform=ax.transAxes, va="top", fontsize=7,
+                bbox={"facecolor": "white", "edgecolor": "0.7", "alpha": 0.9})
     np.atleast_1d(axes)[0].set_ylabel("flow completion time (ms)")
-    fig.suptitle(f"D3 Fig. 11: {entry.title}", fontsize=9)
-    fig.tight_layout()
+    _titled(fig, entry)
     return rows, fig
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}%"
 
 
 register(Entry(
@@ -230,11 +257,14 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import numpy as np
     import pyarrow.parquet as pq
 
+    from dcflow.plot.style import integer_ticks, legend_with_paper, paper_points, series_style
+
     xs = entry.xs(quick)
     rows = []
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.8))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
     warm = 0.005
-    for s in entry.series:
+    for i, s in enumerate(entry.series):
+        st = series_style(i, len(entry.series))
         entry.sweep_series(s, quick, out, opts)
         ts = pq.read_table(out / "sweeps" / s.slug / "timeseries")
         n = np.array(ts.column(entry.x_key).to_pylist())
@@ -255,9 +285,19 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                          "queue mean (KB)": q_mean[-1], "paper queue mean (KB)": "4-6" if isd3 else None,
                          "queue median (KB)": q_med[-1], "paper queue median (KB)": 1.5 if isd3 else None,
                          "queue p99 (KB)": q_99[-1], "paper queue p99 (KB)": "16.5-48" if isd3 else None})
-        a1.plot(xs, thr_m, marker="o", label=s.label)
-        a2.plot(xs, q_mean, marker="o", label=f"{s.label} mean")
-        a2.plot(xs, q_99, marker="^", ls=":", label=f"{s.label} p99")
+        a1.plot(xs, thr_m, label=s.label, **st)
+        a2.plot(xs, q_mean, label=f"{s.label} mean", **st)
+        a2.plot(xs, q_99, label=f"{s.label} p99", **{**st, "linestyle": ":", "marker": "^"})
+        if s.label == "D3":  # §6.2: 0.95 Gbps; queue mean 4-6 KB and p99 16.5-48 KB as ranges
+            paper_points(a1, xs, [0.95] * len(xs), st)
+            a2.axhspan(4.0, 6.0, color=st["color"], alpha=0.25, lw=0, label="paper: D3 mean 4-6 KB")
+            a2.axhspan(16.5, 48.0, facecolor="none", edgecolor=st["color"], hatch="///", lw=0,
+                       label="paper: D3 p99 16.5-48 KB")
+    for ax in (a1, a2):
+        integer_ticks(ax, "x", xs)
+        ax.grid(True, alpha=0.3)
+    legend_with_paper(a1, True, loc="lower right")
+    a2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     a1.set_xlabel("number of long flows")
     a1.set_ylabel("aggregate throughput (Gbps)")
     a1.set_ylim(0, 1.1)
@@ -266,7 +306,8 @@ def _d3_fig16(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     from dcflow.plot import plain_log_axis
 
     plain_log_axis(a2, "y", "symlog", linthresh=1)
-    _finish(fig, (a1, a2), entry)
+    a2.set_ylim(bottom=0)
+    _titled(fig, entry)
     return rows, fig
 
 
@@ -326,6 +367,8 @@ register(Entry(
     xlabel="number of senders", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 2 if q else 20,
     extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
+    # "the other three approaches satisfy all deadlines untill 40 senders".
+    paper_values={("D3", 40): 100.0, ("RCP_dc", 40): 100.0, ("TCP_pr", 40): 100.0},
     notes="D3 §6.1.1: TCP drops below 99% at 12 senders; D3, RCP_dc, TCP_pr meet all deadlines up to 40.",
 ))
 
@@ -360,44 +403,66 @@ register(Entry(
           "TCP 100 flows/s (1100 with a reduced RTO), RCP_dc 1300, D3 2000.",
 ))
 
+#: §6.1.2: "even at 2000 flows/s ... D3 can satisfy 99% of flow deadlines
+#: while RCP_dc can only satisfy 96.5%".
+FIG14_PAPER = {("D3", 2000): 99.0, ("RCP_dc", 2000): 96.5}
+
+
 def _d3_fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from dcflow.plot.style import legend_with_paper, paper_points, series_style
+
     xs = entry.xs(quick)
     rows = []
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (a1, a3, a2) = plt.subplots(1, 3, figsize=(14, 4.2))
     duration = _bench_stop_s(quick)
-    for s in entry.series:
+    for i, s in enumerate(entry.series):
+        st = series_style(i, len(entry.series))
         fl = entry.sweep_series(s, quick, out, opts)[1].flows()
         rate = np.array(fl.column(entry.x_key).to_pylist(), float)
         has_dl = np.array([v is not None for v in fl.column("deadline_s").to_pylist()])
         fct = np.array([np.nan if v is None else v for v in fl.column("fct_s").to_pylist()], float)
         met = np.array([bool(v) for v in fl.column("met_deadline").to_pylist()])
         sent = np.array(fl.column("bytes_delivered").to_pylist(), float)
-        pct, long_mbps = [], []
+        pct, long_mbps, app = [], [], []
         for x in xs:
             resp = has_dl & (rate == x)
             p = np.nanpercentile(fct[resp], [1, 5, 50, 95, 99]) * 1e3
             pct.append(p)
             long_mbps.append(float(np.mean(sent[~has_dl & (rate == x)])) * 8 / duration / 1e6)
+            app.append(float(met[resp].mean() * 100))
             rows.append({"series": s.label, "flows/s": x, "responses": int(resp.sum()),
-                         "app throughput (%)": float(met[resp].mean() * 100),
+                         "app throughput (%)": app[-1], "paper": FIG14_PAPER.get((s.label, x)),
                          **{f"fct p{q} (ms)": float(v) for q, v in zip((1, 5, 50, 95, 99), p)},
                          "long flow throughput (Mbps)": long_mbps[-1]})
         pct = np.array(pct)
-        line, = a1.plot(xs, pct[:, 2], marker="o", label=f"{s.label} median")
-        a1.fill_between(xs, pct[:, 1], pct[:, 3], color=line.get_color(), alpha=0.15, lw=0)
-        a1.plot(xs, pct[:, 4], ls=":", marker="^", color=line.get_color(), label=f"{s.label} p99")
-        a2.plot(xs, long_mbps, marker="o", label=s.label)
+        a1.plot(xs, pct[:, 2], label=f"{s.label} median", **st)
+        a1.fill_between(xs, pct[:, 1], pct[:, 3], color=st["color"], alpha=0.15, lw=0)
+        a1.plot(xs, pct[:, 4], label=f"{s.label} p99", **{**st, "linestyle": ":", "marker": "^"})
+        a3.plot(xs, app, label=s.label, **st)
+        paper = [(x, v) for (label, x), v in FIG14_PAPER.items() if label == s.label]
+        if paper:
+            paper_points(a3, [x for x, _ in paper], [v for _, v in paper], st)
+        a2.plot(xs, long_mbps, label=s.label, **st)
     a1.set_xlabel("flow arrival rate (flows/s)")
     a1.set_ylabel("response FCT (ms): median, p5-p95, p99")
     from dcflow.plot import plain_log_axis
 
     plain_log_axis(a1, "y")
+    a3.set_xlabel("flow arrival rate (flows/s)")
+    a3.set_ylabel("application throughput (%)")
+    a3.set_ylim(top=101)
     a2.set_xlabel("flow arrival rate (flows/s)")
     a2.set_ylabel("throughput of each long flow (Mbps)")
-    _finish(fig, (a1, a2), entry)
+    a2.set_ylim(bottom=0)
+    for ax in (a1, a2, a3):
+        ax.grid(True, alpha=0.3)
+    a1.legend(fontsize=7)
+    a2.legend(fontsize=7)
+    legend_with_paper(a3, True)
+    _titled(fig, entry)
     return rows, fig
 
 
@@ -405,7 +470,7 @@ register(Entry(
     name="d3-fig14", paper="D3", figure="Fig. 14", kind="custom",
     title="benchmark traffic: response FCT percentiles and long-flow throughput vs arrival rate",
     base=_benchmark, series=D3_SERIES, x_key="workload.rate",
-    xs=lambda q: [200, 1000] if q else [100, 200, 500, 1000, 1500, 2000, 2500],
+    xs=lambda q: [200, 2000] if q else [100, 200, 500, 1000, 1500, 2000, 2500],
     seeds=lambda q: 1 if q else 3, analyze=_d3_fig14,
     extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],
     notes="D3 §6.1.2: at very low load TCP's median FCT is 50% higher than D3's; at 2000 flows/s "
@@ -418,7 +483,8 @@ register(Entry(
     title="application throughput vs flow arrival rate, D3 with and without flow quenching",
     base=_benchmark,
     series=[D3_R, on_d3_router(Series("D3 with quenching", {"protocol": {"name": "d3", "quenching": True}}, "d3"))],
-    x_key="workload.rate", xs=lambda q: [1000, 3000] if q else [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000],
+    # Quick: one rate below D3's limit and one beyond it, where quenching makes the difference.
+    x_key="workload.rate", xs=lambda q: [1000, 4000] if q else [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000],
     xlabel="flow arrival rate (flows/s)", y="app_throughput", y_scale=100,
     ylabel="application throughput (%)", seeds=lambda q: 1 if q else 10,
     extra_needs=[(BACKGROUND_NEED, BACKGROUND_PROBE)],

@@ -25,8 +25,10 @@ def _unit_flows(spec: list[tuple[int, float, float | None]]) -> list[dict[str, A
 def _worked_example(metrics: list[tuple[str, str, float]], paper: dict[tuple[str, str], float]):
     def analyze(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         import matplotlib.pyplot as plt
+        import numpy as np
 
         import dcflow
+        from dcflow.plot.style import legend_with_paper, paper_points, series_style, wrapped
 
         rows = []
         for s in entry.series:
@@ -37,16 +39,22 @@ def _worked_example(metrics: list[tuple[str, str, float]], paper: dict[tuple[str
                 rows.append({"series": s.label, "metric": label,
                              "value": None if v is None else v * scale,
                              "paper": paper.get((s.label, label))})
-        fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.5))
-        for ax, (label, _, _) in zip([axes] if len(metrics) == 1 else axes, metrics):
+        fig, axes = plt.subplots(1, len(metrics), figsize=(max(5.5, 4 * len(metrics)), 3.5), squeeze=False)
+        for ax, (label, _, _) in zip(axes[0], metrics):
             sub = [r for r in rows if r["metric"] == label]
-            xs = range(len(sub))
-            ax.bar([x - 0.2 for x in xs], [r["value"] or 0 for r in sub], 0.4, label="dcflow")
-            ax.bar([x + 0.2 for x in xs], [r["paper"] or 0 for r in sub], 0.4, label="paper")
-            ax.set_xticks(list(xs), [r["series"] for r in sub])
+            styles = [series_style(i, len(sub)) for i in range(len(sub))]
+            ax.bar(range(len(sub)), [np.nan if r["value"] is None else r["value"] for r in sub], 0.6,
+                   color=[st["color"] for st in styles])
+            for i, (r, st) in enumerate(zip(sub, styles)):
+                if r["paper"] is not None:
+                    paper_points(ax, [i], [r["paper"]], st)
+            ax.set_xticks(range(len(sub)), [r["series"] for r in sub])
             ax.set_ylabel(label)
-            ax.legend(fontsize=7)
-        fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.set_ylim(0, 1.25 * max([r["value"] or 0 for r in sub] + [r["paper"] or 0 for r in sub] + [1e-9]))
+            if any(r["paper"] is not None for r in sub):  # bars: dcflow, by their series below
+                legend_with_paper(ax, True, loc="upper right")
+        fig.suptitle(wrapped(f"{entry.paper} {entry.figure}: {entry.title}", 70), fontsize=9)
         fig.tight_layout()
         return rows, fig
 

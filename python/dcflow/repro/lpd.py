@@ -82,22 +82,30 @@ def _untransmitted(entry: Entry, out: Path, quick: bool, opts: dict[str, Any], p
 
     import dcflow
 
+    from dcflow.plot.style import legend_with_paper, paper_points, series_style, wrapped
+
     rows = []
-    fig, ax = plt.subplots(figsize=(6.4, 4))
+    fig, ax = plt.subplots(figsize=(8.4, 4.2))
     n = len(entry.series)
     for k, s in enumerate(entry.series):
+        st = series_style(k, n)
         res = dcflow.run(entry.series_scenario(s, quick))
         res.save(out / "runs" / s.slug)
         left = []
         for i, f in enumerate(res.flows.to_pylist()):
             left.append((f["size_bytes"] - f["bytes_delivered"]) / 1e6)
             rows.append({"series": s.label, "flow": f"flow {i + 1}", "untransmitted (MB)": left[-1],
-                         "met": bool(f["met_deadline"]), "paper (MB)": paper.get(s.label, [None] * 4)[i]})
-        ax.bar(np.arange(len(left)) + (k - (n - 1) / 2) * 0.8 / n, left, 0.8 / n, label=s.label)
+                         "met": bool(f["met_deadline"]), "paper": paper.get(s.label, [None] * 4)[i]})
+        pos = np.arange(len(left)) + (k - (n - 1) / 2) * 0.8 / n
+        ax.bar(pos, left, 0.8 / n, label=s.label, color=st["color"])
+        mine = paper.get(s.label, [None] * len(left))
+        shown = [(x, v) for x, v in zip(pos, mine) if v is not None]
+        paper_points(ax, [x for x, _ in shown], [v for _, v in shown], {**st, "marker": "o"})
     ax.set_xticks(range(len(left)), [f"flow {i + 1}" for i in range(len(left))])
     ax.set_ylabel("untransmitted data at deadline (MB)")
-    ax.legend(fontsize=7)
-    ax.set_title(f"LPD {entry.figure}: {entry.title}", fontsize=9)
+    ax.grid(True, axis="y", alpha=0.3)
+    legend_with_paper(ax, True, outside=True)
+    ax.set_title(wrapped(f"LPD {entry.figure}: {entry.title}"), fontsize=9)
     fig.tight_layout()
     return rows, fig
 
@@ -148,7 +156,9 @@ def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         for i, f in enumerate(flows):
             key = str(f["id"])
             pts = per.get(key, [])
-            axes[k][0].plot([t * 1e3 for t, _ in pts], [r / 1e6 for _, r in pts], lw=0.8, label=f"flow {i + 1}")
+            # One colour per flow in every panel (flow 4 is red in each).
+            axes[k][0].plot([t * 1e3 for t, _ in pts], [r / 1e6 for _, r in pts], lw=0.8, label=f"flow {i + 1}",
+                            color=f"C{i}")
             window, alpha, d = windows.get(key, []), alphas.get(key, []), imminences.get(key, [])
             mean_window = mean_to_deadline(window)
             rows.append({"series": s.label, "flow": f"flow {i + 1}",
@@ -160,14 +170,20 @@ def _internals(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
             if i in (0, len(flows) - 1):
                 for ax, series_pts, scale in ((axes[k][1], window, 1e-3), (axes[k][2], d, 1), (axes[k][3], alpha, 1)):
                     ax.plot([t * 1e3 for t, _ in series_pts], [v * scale for _, v in series_pts], lw=0.8,
-                            label=f"flow {i + 1}")
+                            label=f"flow {i + 1}", color=f"C{i}")
         axes[k][0].set_ylabel(f"{s.label}\nrate (Mbps)", fontsize=8)
         axes[k][1].set_ylabel("congestion window (KB)", fontsize=8)
         axes[k][2].set_ylabel("imminence d", fontsize=8)
         axes[k][3].set_ylabel("alpha", fontsize=8)
         for ax in axes[k]:
             ax.set_xlabel("time (ms)", fontsize=8)
-            ax.legend(fontsize=6)
+            if any(len(line.get_xdata()) for line in ax.get_lines()):
+                ax.legend(fontsize=6)
+            else:  # DCTCP and LPD-e hold no imminence d: say so, draw no empty axes
+                ax.text(0.5, 0.5, f"{s.label} has no\n{ax.get_ylabel()}", ha="center", va="center",
+                        transform=ax.transAxes, fontsize=8, color="0.4")
+                ax.set_xticks([])
+                ax.set_yticks([])
     fig.suptitle(f"LPD {entry.figure}: {entry.title}", fontsize=9)
     fig.tight_layout()
     return rows, fig

@@ -123,7 +123,7 @@ def _generated_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any])
     over the seeds (the paper plots mean, min and max)."""
     import dcflow
     from dcflow.plot.stats import mean_ci
-    from dcflow.repro import _plot_rows
+    from dcflow.repro.figure import paper_only_rows, plot_rows
     from dcflow.scenario import Scenario
 
     make, x_over, metric = GENERATED[entry.name]
@@ -140,7 +140,8 @@ def _generated_sweep(entry: Entry, out: Path, quick: bool, opts: dict[str, Any])
             rows.append({"series": s.label, entry.x_key: x, "y": entry.ylabel, "y_mean": m, "ci95": ci,
                          "min": min(vals, default=None), "max": max(vals, default=None), "n": len(vals),
                          "paper": entry.paper_values.get((s.label, x))})
-    return rows, _plot_rows(entry, rows, "y_mean")
+    rows += paper_only_rows(entry, entry.xs(quick))
+    return rows, plot_rows(entry, rows, "y_mean")
 
 
 def register_generated(make, x_over=lambda x: {}, metric=missed_percent, **kw) -> Entry:
@@ -149,6 +150,7 @@ def register_generated(make, x_over=lambda x: {}, metric=missed_percent, **kw) -
     its y (default: % of deadline flows missed). Runs in-process, one run
     per (series, x, seed)."""
     kw.setdefault("ylabel", "flows missing their deadlines (%)")
+    kw.setdefault("y_range", (0.0, 100.0) if metric is missed_percent else (0.0, float("inf")))
     entry = Entry(kind="custom", analyze=_generated_sweep,
                   base=lambda q: make(q, kw["xs"](q)[0], 1, kw["series"][0]), **kw)
     GENERATED[entry.name] = (make, x_over, metric)
@@ -162,16 +164,20 @@ def swept(base, key: str, value=lambda x: x):
     return lambda q, x, seed, s: Scenario(base(q)).with_overrides({key: value(x), "seed": seed}).to_dict()
 
 
-def duration(quick: bool) -> float:
-    """Milliseconds of query arrivals: 2 (a smoke test) or 20 (about 7,500
-    answers at fan-in 40 and the paper's rate)."""
-    return 2.0 if quick else 20.0
+def duration(quick: bool, build_up: bool = False) -> float:
+    """Milliseconds of query arrivals: 20 (about 7,500 answers at fan-in 40
+    and the paper's rate). --quick runs 2 ms (a smoke test), or 10 ms when
+    ``build_up``: at the paper's rate and 20 ms deadlines the misses the
+    figure is about take that long to appear (2 ms of queries miss nothing
+    at any fan-in; 10 ms miss 0.7% at fan-in 40, LPD-e fewest, as 20 ms do
+    at 1.6-1.8%)."""
+    return 20.0 if not quick else 10.0 if build_up else 2.0
 
 
 # ------------------------------------------------------------ Fig. 6 (§V-B)
 FIG6_FANIN = {f"LPD-t, fan-in {m}": m for m in (20, 30, 40)}
 register_generated(
-    lambda q, x, seed, s: oldi_scenario(seed, FIG6_FANIN[s.label], 20, duration(q)),
+    lambda q, x, seed, s: oldi_scenario(seed, FIG6_FANIN[s.label], 20, duration(q, build_up=True)),
     x_over=lambda x: {"protocol.t_max": f"{x:g}ms"},
     name="lpd-fig6", paper="LPD", figure="Fig. 6", title="LPD-t deadline misses vs t_max, 20 ms deadlines",
     series=[stopping(label, {"name": "lpd", "variant": "t"}) for label in FIG6_FANIN],
@@ -182,16 +188,22 @@ register_generated(
 )
 
 # ------------------------------------------------------------ Fig. 8 (§V-C)
+#: §V-B: "the corresponding values under D2TCP at fan-in degrees 20, 30 and
+#: 40 are 3.45%, 4.96% and 5.45%" (OLDI queries, every deadline 20 ms).
+D2TCP_AT_20MS = {(D2TCP.label, 20): 3.45, (D2TCP.label, 30): 4.96, (D2TCP.label, 40): 5.45}
+
 for panel, deadline, claim in [
         ("a", 20, "LPD-e misses fewest; D2TCP no clear advantage over DCTCP (tight deadlines)"),
         ("b", 30, "LPD-e misses fewest; D2TCP no clear advantage over DCTCP (tight deadlines)"),
         ("c", 40, "LPD-e misses fewest; D2TCP clearly better than DCTCP (lax deadlines)")]:
     register_generated(
-        lambda q, x, seed, s, d=deadline: oldi_scenario(seed, int(x), d, duration(q)),
+        lambda q, x, seed, s, d=deadline: oldi_scenario(seed, int(x), d, duration(q, build_up=d == 20)),
         name=f"lpd-fig8{panel}", paper="LPD", figure=f"Fig. 8({panel})",
         title=f"OLDI deadline misses vs fan-in, {deadline} ms deadlines, 10 x 40 servers",
         series=SECTION_V, x_key="fan-in", xs=lambda q: [20, 40] if q else [20, 25, 30, 35, 40],
         xlabel="fan-in degree", seeds=lambda q: 1 if q else 5,
+        # §V-B gives D2TCP's misses in this setting (OLDI, 20 ms deadlines).
+        paper_values=D2TCP_AT_20MS if deadline == 20 else {},
         notes=f"LPD §V-C; queries at {QUERY_RATE:g}/s per server (1000 flows/s per server at fan-in "
               f"40, Fig. 10's rate). Paper: {claim}.",
     )
@@ -226,11 +238,12 @@ def random_flows(size: dict[str, Any], deadline: dict[str, Any], load: float):
     return make
 
 
-def register_random(name: str, figure: str, title: str, make, series: list[Series], notes: str) -> None:
+def register_random(name: str, figure: str, title: str, make, series: list[Series], notes: str,
+                    paper_values: dict[tuple[str, float], float] | None = None) -> None:
     register_generated(
         make, name=name, paper="LPD", figure=figure, title=title,
         series=series, x_key="M", xs=lambda q: [10] if q else [10, 20, 30, 40],
-        xlabel="servers per rack (M)", seeds=lambda q: 1 if q else 5, notes=notes,
+        xlabel="servers per rack (M)", seeds=lambda q: 1 if q else 5, notes=notes, paper_values=paper_values or {},
     )
 
 
@@ -239,7 +252,9 @@ for panel, d in zip("abc", (20, 30, 40)):
         f"lpd-fig10{panel}", f"Fig. 10 ({d} ms)", f"random Pareto flows, 1000/s per server, {d} ms deadlines",
         random_flows(PARETO, {"dist": "fixed", "value": f"{d}ms", "only_below": "200KB"}, 0.4), SECTION_V,
         "LPD §V-C: LPD-e best in all cases, no miss at M = 10, at least 50% fewer misses than the "
-        "others except at M = 40 (at least 30%).")
+        "others except at M = 40 (at least 30%).",
+        # "when 10 servers in each rack send short flows, LPD-e achieves no deadline miss".
+        paper_values={(LPD_E.label, 10): 0.0})
 
 for panel, d in zip("abc", (30, 40, 50)):
     register_random(
@@ -287,6 +302,7 @@ register_generated(
     title="testbed OLDI as a simulation: deadline misses vs answer size, 20 ms deadlines",
     series=[DCTCP, D2TCP, LPD_E], x_key="answer size (KB)", xs=lambda q: [50, 200] if q else [50, 100, 150, 200],
     xlabel="answer size (KB)", seeds=lambda q: 1 if q else 10,
+    paper_values={(LPD_E.label, 50): 0.0},  # "no miss for LPD-e" at 50 KB (§V-D)
     notes="LPD §V-D: two NetFPGA switches and six servers; one server receives answers from all "
           "the others, with long-lived background flows; 10 repetitions. Simulated as one 1 Gbps "
           "star port (the receiver's, the bottleneck either way), 100 us RTT, K = 25; one answer "

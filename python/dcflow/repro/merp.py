@@ -42,7 +42,9 @@ def _style(ax) -> None:
 
 def _titled(entry: Entry, fig):
     """`fig` under the paper's figure name, laid out."""
-    fig.suptitle(f"{entry.paper} {entry.figure}: {entry.title}", fontsize=9)
+    from dcflow.plot.style import wrapped
+
+    fig.suptitle(wrapped(f"{entry.paper} {entry.figure}: {entry.title}"), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -97,9 +99,9 @@ def _metrics_vs_x(metrics: list[tuple[str, str, float]], overrides_at=None):
 
     def analyze(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         import matplotlib.pyplot as plt
-        import numpy as np
 
         from dcflow.plot.stats import mean_ci
+        from dcflow.plot.style import band, legend_with_paper, metric_bounds, paper_points, series_style
 
         rows = []
         for s in entry.series:
@@ -121,15 +123,24 @@ def _metrics_vs_x(metrics: list[tuple[str, str, float]], overrides_at=None):
                     rows.append({"series": s.label, "x": x, "metric": label, "value": m, "ci95": ci,
                                  "n": len(vals[k]), "completed": " ".join(done),
                                  "paper": entry.paper_values.get((s.label, label, x))})
-        fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
-        for ax, (label, _, _) in zip(axes[0], metrics):
-            for s in entry.series:
-                pts = [r for r in rows if r["series"] == s.label and r["metric"] == label]
-                ax.plot([r["x"] for r in pts], [np.nan if r["value"] is None else r["value"] for r in pts],
-                        marker="o", ms=3, label=s.label)
+        fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics) + 1.6, 3.6), squeeze=False)
+        for ax, (label, key, scale) in zip(axes[0], metrics):
+            has_paper = False
+            for i, s in enumerate(entry.series):
+                st = series_style(i, len(entry.series))
+                pts = [r for r in rows if r["series"] == s.label and r["metric"] == label and r["value"] is not None]
+                ax.plot([r["x"] for r in pts], [r["value"] for r in pts], label=s.label, **st)
+                band(ax, [r["x"] for r in pts], [r["value"] for r in pts], [r["ci95"] for r in pts],
+                     metric_bounds(key, scale), st["color"])
+                paper = [r for r in rows if r["series"] == s.label and r["metric"] == label and r["paper"] is not None]
+                if paper:
+                    paper_points(ax, [r["x"] for r in paper], [r["paper"] for r in paper], st)
+                    has_paper = True
             ax.set_xlabel(entry.xlabel)
             ax.set_ylabel(label)
-            _style(ax)
+            ax.set_ylim(bottom=0)
+            ax.grid(True, alpha=0.3)
+            legend_with_paper(ax, has_paper)
         return rows, _titled(entry, fig)
 
     return analyze
@@ -142,7 +153,10 @@ def _fct_cdf(load: float, overrides_at=None):
         import matplotlib.pyplot as plt
         import numpy as np
 
+        from dcflow.plot.style import line_style
+
         rows = []
+        tails: list[float] = []
         fig, ax = plt.subplots(figsize=(5.5, 3.8))
         for s in entry.series:
             base = entry.series_scenario(s, quick)
@@ -157,6 +171,7 @@ def _fct_cdf(load: float, overrides_at=None):
                 fct += [v for v in col if v is not None]
                 done += sum(v is not None for v in col)
             a = np.sort(np.array(fct)) * 1e3
+            st = line_style(entry.series.index(s), len(entry.series))
             for p in (50, 90, 99, 99.9):
                 rows.append({"series": s.label, "load": load, "metric": f"p{p:g} FCT (ms)",
                              "value": float(np.percentile(a, p)) if len(a) else None,
@@ -164,8 +179,13 @@ def _fct_cdf(load: float, overrides_at=None):
             rows.append({"series": s.label, "load": load, "metric": "max FCT (ms)",
                          "value": float(a[-1]) if len(a) else None, "completed": f"{done}/{n}"})
             if len(a):
-                ax.plot(a, np.arange(1, len(a) + 1) / len(a), label=s.label)
-        ax.set_xscale("log")
+                ax.step(a, np.arange(1, len(a) + 1) / len(a), where="post", label=s.label, **st)
+                tails.append(np.percentile(a, 90))
+        from dcflow.plot import plain_log_axis
+
+        if tails:  # the tail the figure is about: from the lowest 90th percentile
+            ax.set_xlim(left=0.8 * min(tails))
+        plain_log_axis(ax, "x")
         ax.set_xlabel("flow completion time (ms)")
         ax.set_ylabel("CDF")
         ax.set_ylim(0.9, 1.0005)
@@ -184,16 +204,17 @@ _RATE_NOTES = (f"MERP §6.1 on the 9-server tree (3 racks x 3), 1 Gbps, 150 KB (
 # ------------------------------------------------- §6.1.1-2: Fig. 5, 6, 7
 _FIG56 = [("max expansion ratio", "slowdown_max", 1.0), ("mean expansion ratio", "slowdown_mean", 1.0),
           ("p99.9 FCT (ms)", "fct_p999_s", 1e3)]
-for _fig, _mean, _nq, _nf, _text in (
-        ("5", 1500, 40, 600, "at load 0.8 the max expansion ratio ~48% below pFabric's, p99.9 FCT >12% "
-                             "below; every flow within 10x its optimal FCT"),
-        ("6", 150, 150, 2000, "at load 0.8 the max expansion ratio >50% below pFabric's and about 15; "
-                              "p99.9 FCT >30% below pFabric's")):
+for _fig, _mean, _nq, _nf, _paper, _text in (
+        ("5", 1500, 40, 600, {}, "at load 0.8 the max expansion ratio ~48% below pFabric's, p99.9 FCT >12% "
+                                 "below; every flow within 10x its optimal FCT"),
+        # §6.1.2: "the maximum expansion ratio is about 15" (MERP, load 80%).
+        ("6", 150, 150, 2000, {("MERP", "max expansion ratio", 0.8): 15.0},
+         "at load 0.8 the max expansion ratio >50% below pFabric's and about 15; p99.9 FCT >30% below pFabric's")):
     register(Entry(
         name=f"merp-fig{_fig}", paper="MERP", figure=f"Fig. {_fig}", kind="custom",
         title=f"expansion ratio and p99.9 FCT vs load (Pareto mean {_mean} KB)",
         base=merp_tree(_mean, _nq, _nf), series=RATE_SERIES, x_key="workload.load", xs=_LOADS,
-        xlabel="load", seeds=_SEEDS, analyze=_metrics_vs_x(_FIG56),
+        xlabel="load", seeds=_SEEDS, analyze=_metrics_vs_x(_FIG56), paper_values=_paper,
         notes=_RATE_NOTES + f"Mean {_mean} KB. The text: {_text}.",
     ))
 
@@ -351,7 +372,11 @@ def _fig13(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
         for i, f in enumerate(fin):
             rows.append({"series": s.label, "metric": f"flow {i + 1} done (ms)", "value": f * 1e3,
                          "paper": 24.0 * (i + 1)})
-    return rows, _first_run_timeseries(entry, out)
+    from dcflow.plot.timeseries import panel, paper_time
+
+    fig = _first_run_timeseries(entry, out)
+    paper_time(panel(fig, "flow throughput"), 72.25, "all three done at 72.25 ms")
+    return rows, fig
 
 
 register(Entry(
@@ -391,7 +416,11 @@ def _fig14(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]):
                      "value": len(fct), "paper": 30})
         rows.append({"series": s.label, "metric": "last short flow done (ms after 10 ms)",
                      "value": max(fct) * 1e3 if fct else None, "paper": None})
-    return rows, _first_run_timeseries(entry, out)
+    from dcflow.plot.timeseries import panel, paper_level
+
+    fig = _first_run_timeseries(entry, out)
+    paper_level(panel(fig, "link utilization"), 91.8, 10, 18, "91.8% over 10-18 ms")
+    return rows, fig
 
 
 register(Entry(
