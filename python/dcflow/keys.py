@@ -277,7 +277,7 @@ KEYS: tuple[Key, ...] = (
     _k("workload.p", "number", "staggered: probability of a same-rack destination.", default="0.5",
        only=("staggered",)),
     _k("workload.trace", "path", "explicit: a flow file (docs/inputs.md).", default="none", only=("explicit",)),
-    _k("workload.trace_format", "name", "The trace's format.", "dcflow | hpcc | htsim", default="dcflow",
+    _k("workload.trace_format", "name", "The trace's format.", "dcflow | hpcc | htsim | yaps", default="dcflow",
        only=("explicit",)),
     _k("workload.duration", "time", "Poisson: arrivals stop at start + duration.", default="none"),
     # ----------------------------------------------------------------- flows

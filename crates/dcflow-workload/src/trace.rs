@@ -103,7 +103,13 @@ pub(crate) fn trace_line(path: &Path, format: TraceFormat, row: usize) -> Option
             let header = records.peek().is_some_and(|r| matches!(Columns::from_header(r), Ok(Some(_))));
             records.nth(row + usize::from(header))?.position().map(|p| line_of(&text, p))
         }
-        TraceFormat::Hpcc => text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).nth(row + 1).map(|(n, _)| n as u64 + 1),
+        // Every non-empty line is a flow, after HPCC's first (the count).
+        TraceFormat::Hpcc | TraceFormat::Yaps => text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .nth(row + usize::from(matches!(format, TraceFormat::Hpcc)))
+            .map(|(n, _)| n as u64 + 1),
         TraceFormat::Htsim => text
             .lines()
             .enumerate()
