@@ -45,16 +45,18 @@ demo: $(DEVELOP_STAMP)
 	@echo "demo outputs in $(DEMO_OUT)/ (plots in $(DEMO_OUT)/plots/)"
 
 # ---------------------------------------------------------------------- tests
-test: test-rust test-stress test-python
+test: test-rust test-python
 
+# Every crate's tests, the slices of the stress and agreement matrices
+# included, in release: one profile for the tests, the stress slices and
+# `maturin develop --release`, so the engine crates are compiled once (a
+# debug build of the workspace cost minutes of `make test`, and the
+# simulations ran slower in it). --no-fail-fast: one failing test binary
+# does not hide the others' results.
 test-rust:
-	cargo test --workspace --quiet
+	cargo test --workspace --release --quiet --no-fail-fast
 
-# A slice of the stress matrix and of the agreement matrix, in
-# release: debug is too slow for them. The release profile is the one
-# `maturin develop --release` builds, so the engine crates compiled for the
-# extension are reused. --no-fail-fast: one failing slice does not hide the
-# other's result.
+# The slices of the stress matrix and of the agreement matrix alone.
 test-stress:
 	cargo test --release --quiet --no-fail-fast -p dcflow-stress --test slice --test agreement_slice
 
