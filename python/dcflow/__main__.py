@@ -14,7 +14,7 @@ def run() -> None:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)  # dcflow.cli.EXIT_INTERRUPTED, not importable here
-    main()
+    sys.exit(main())
 
 
 if __name__ == "__main__":

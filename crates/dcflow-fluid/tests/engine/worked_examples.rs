@@ -1,8 +1,6 @@
 //! The papers' worked examples, exactly (one unit = one second, see common).
 
-mod common;
-use common::*;
-
+use crate::common::*;
 /// PDQ Fig. 1 (§2.1): f_A = (size 1, deadline 1), f_B = (2, 4), f_C = (3, 6),
 /// all at t = 0 ("Flow f_B will send with rate 2/4 = 0.5"; fair sharing
 /// finishes them at 3, 5, 6).

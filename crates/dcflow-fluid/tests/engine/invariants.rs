@@ -3,8 +3,7 @@
 //! no flow faster than ideal, no link over capacity, determinism, and the
 //! scenario checks that keep engines and protocols apart.
 
-mod common;
-use common::*;
+use crate::common::*;
 use dcflow_scenario::Scenario;
 
 /// A tiny xorshift: the tests' instances must not depend on other crates' RNGs.

@@ -2,7 +2,7 @@
 //! simulation, the flow-level simulation does not compromise the accuracy
 //! significantly", §5.5): each flow-level model (RCP, D3, PDQ) against the
 //! packet engine on the same scenario. The gaps are printed
-//! (`cargo test -p dcflow-fluid --test packet_vs_fluid -- --nocapture`) and
+//! (`cargo test -p dcflow-fluid --test engine packet_vs_fluid:: -- --nocapture`) and
 //! recorded in docs/fidelity-fluid.md.
 //!
 //! Tolerances, and why: the fluid models have no queueing, no packet-level
