@@ -21,8 +21,8 @@ all: test
 # ---------------------------------------------------------------- environment
 $(DEPS_STAMP): pyproject.toml
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
-	@echo "installing maturin, pytest, hypothesis and dcflow's runtime dependencies into $(VENV)"
-	@$(PIP) install --quiet --disable-pip-version-check maturin pytest hypothesis \
+	@echo "installing maturin, pytest, pytest-xdist, hypothesis and dcflow's runtime dependencies into $(VENV)"
+	@$(PIP) install --quiet --disable-pip-version-check maturin pytest pytest-xdist hypothesis \
 		$$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))")
 	@touch $@
 
@@ -51,10 +51,11 @@ test: test-rust test-python
 # included, in release: one profile for the tests, the stress slices and
 # `maturin develop --release`, so the engine crates are compiled once (a
 # debug build of the workspace cost minutes of `make test`, and the
-# simulations ran slower in it). --no-fail-fast: one failing test binary
-# does not hide the others' results.
+# simulations ran slower in it); the examples (benchmark drivers) are not
+# linked here. --no-fail-fast: one failing test binary does not hide the
+# others' results.
 test-rust:
-	cargo test --workspace --release --quiet --no-fail-fast
+	cargo test --workspace --release --quiet --no-fail-fast --lib --bins --tests
 
 # The slices of the stress matrix and of the agreement matrix alone.
 test-stress:
@@ -67,8 +68,9 @@ test-stress:
 stress:
 	cargo run --release --quiet -p dcflow-stress
 
+# On both cores (pytest-xdist): every test writes only under its own tmp_path.
 test-python: $(DEVELOP_STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 tests
 
 # Every number the docs quote that python/dcflow/claims.py registers,
 # recomputed; fails listing each one that moved beyond its tolerance

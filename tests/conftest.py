@@ -118,3 +118,13 @@ def stderr_on_a_terminal(args: list[str], columns: int = 100) -> tuple[int, str]
     proc.communicate(timeout=120)
     os.close(master)
     return proc.returncode, seen.decode(errors="replace")
+
+
+def sigint_as_on_a_terminal() -> None:
+    """`preexec_fn` for a child the test interrupts: SIGINT's default action,
+    as in a terminal's foreground job. A suite started in the background
+    (`make test &`, some CI runners) inherits SIGINT ignored, and so would
+    every child, which Ctrl-C could then never stop."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

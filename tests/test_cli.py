@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXPLICIT, MONITOR, SMALL, dcflow, stderr_on_a_terminal, write
+from conftest import EXPLICIT, MONITOR, SMALL, dcflow, sigint_as_on_a_terminal, stderr_on_a_terminal, write
 from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
@@ -400,7 +400,7 @@ def test_ctrl_c_stops_a_run_with_exit_130_and_no_output(engine, tmp_path):
     scenario = write(tmp_path, LONG[engine], "long.toml")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "dcflow", "run", str(scenario), "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_on_a_terminal)
     # Ready when the simulation is under way: a second of CPU spent (reading
     # the scenario and generating flows take far less for the packet run).
     deadline = time.monotonic() + 120

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import stderr_on_a_terminal, write
+from conftest import sigint_as_on_a_terminal, stderr_on_a_terminal, write
 
 #: Four quick points (10 KB and 20 KB flows, two seeds), then two of a 20 GB
 #: flow (minutes): with one worker the quick ones finish first, in order.
@@ -69,7 +69,8 @@ def test_ctrl_c_stops_a_sweep_at_once_keeping_finished_points(who, executor, tmp
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "dcflow", "sweep", str(sweep), "-o", str(out), "--workers", "1",
                              "--executor", executor],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=sigint_as_on_a_terminal)
     points = out / "points"
     _wait_for(lambda: points.is_dir() and len(list(points.glob("*.parquet"))) == 4, proc, "four points")
     sent = time.monotonic()
@@ -100,7 +101,7 @@ def test_ctrl_c_during_start_up_is_one_line(tmp_path):
     reports each as it is imported: click is one of them)."""
     scenario = write(tmp_path, "[workload]\nflows = 2\n", "s.toml")
     proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "dcflow", "run", str(scenario)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_on_a_terminal)
     seen = []
     for line in proc.stderr:
         seen.append(line)
