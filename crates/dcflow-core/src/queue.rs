@@ -200,8 +200,11 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let empty_per_pop = self.empty_scanned / pops;
-        let crowded_far = self.far.len() > GROW_FAR_PER_BUCKET * self.ring.len() && self.far.len() > self.in_ring;
-        if pops >= ADAPT_EVERY as u64 && crowded_far && self.ring.len() < RING_MAX {
+        if pops >= ADAPT_EVERY as u64
+            && self.ring.len() < RING_MAX
+            && self.far.len() > GROW_FAR_PER_BUCKET * self.ring.len()
+            && self.far.len() > self.in_ring
+        {
             // The heap holds many events: a longer ring holds them.
             let len = self.ring.len() * 4;
             self.ring.resize_with(len, Vec::new);

@@ -126,24 +126,27 @@ impl Sim {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         flow.in_flight -= 1;
-        if reverse {
-            if let Some(s) = flow.sender.as_mut() {
-                s.handle_packet(now, pkt);
-                self.packets.free(idx);
-                self.drive_sender(f);
-                return;
-            }
-        } else if let Some(r) = flow.receiver.as_mut() {
-            let in_order = r.cumulative();
-            r.handle_packet(now, pkt);
-            self.packets.free(idx);
-            if r.cumulative() > in_order {
-                self.progress();
-            }
-            self.drive_receiver(f);
-            return;
-        }
+        // Whether the endpoint is still there, and for data whether the
+        // receiver's in-order bytes advanced (progress for the stall guard).
+        let handled = if reverse {
+            flow.sender.as_mut().map(|s| s.handle_packet(now, pkt)).map(|()| false)
+        } else {
+            flow.receiver.as_mut().map(|r| {
+                let in_order = r.cumulative();
+                r.handle_packet(now, pkt);
+                r.cumulative() > in_order
+            })
+        };
         self.packets.free(idx);
+        let Some(advanced) = handled else { return };
+        if advanced {
+            self.progress();
+        }
+        if reverse {
+            self.drive_sender(f);
+        } else {
+            self.drive_receiver(f);
+        }
     }
 
     /// Packet `idx` leaves the network without reaching its endpoint (a
