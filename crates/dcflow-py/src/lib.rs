@@ -141,16 +141,17 @@ impl Bits {
     }
 }
 
-impl ArrowColumn for u32 {
-    fn push(&self, v: &mut Bits) {
-        v.extend(&(*self as i64).to_le_bytes());
-    }
+/// Counts and ids: Arrow int64 (docs/outputs.md).
+macro_rules! int64_column {
+    ($($t:ty),+) => {$(
+        impl ArrowColumn for $t {
+            fn push(&self, v: &mut Bits) {
+                v.extend(&(*self as i64).to_le_bytes());
+            }
+        }
+    )+};
 }
-impl ArrowColumn for u64 {
-    fn push(&self, v: &mut Bits) {
-        v.extend(&(*self as i64).to_le_bytes());
-    }
-}
+int64_column!(u32, u64);
 impl ArrowColumn for f64 {
     fn push(&self, v: &mut Bits) {
         v.extend(&self.to_le_bytes());
