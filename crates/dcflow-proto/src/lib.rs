@@ -10,6 +10,7 @@ pub mod d3;
 pub mod merp;
 pub mod endpoint;
 pub mod flow_list;
+pub mod host;
 pub mod packet;
 pub mod pacing;
 pub mod pdq;
@@ -22,6 +23,7 @@ pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
+pub use host::HostEndpoint;
 pub use packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 pub use receiver::Receiver;
 pub use agent::{PortAgent, PortView};
