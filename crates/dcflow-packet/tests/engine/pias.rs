@@ -1,6 +1,6 @@
 //! PIAS and Karuna on the packet engine: the MLFQ lets a short flow pass a
-//! long one without knowing sizes (PIAS §2), Karuna's MCP sends a deadline
-//! flow at the rate its deadline needs and leaves the rest (Karuna §4),
+//! long one without knowing sizes, Karuna's MCP sends a deadline
+//! flow at the rate its deadline needs and leaves the rest,
 //! and both conserve bytes and repeat themselves under a seed.
 
 use dcflow_scenario::{RunOutput, Scenario};
