@@ -54,7 +54,7 @@ WEB_SEARCH = {"dist": "cdf", "name": "web_search"}
 DATA_MINING = {"dist": "cdf", "name": "data_mining", "max": "30MB"}
 
 _LOADS = dict(x_key="workload.load", xs=lambda q: [0.5, 0.8] if q else [0.5, 0.6, 0.7, 0.8], xlabel="load",
-              seeds=lambda q: 1 if q else 3)
+              seeds=lambda q: 1 if q else 2)
 
 _PIAS_CLAIMS = ("The text gives no per-load number the catalog could hold: its abstract reports FCT cut "
                 "by up to 50% against DCTCP and L2DCT, and 1.1% (journal version) from pFabric for short "
@@ -69,7 +69,7 @@ for workload, size, k, buffer, thresholds in [
     register(Entry(
         name=f"pias-{slug}", paper="PIAS", figure=f"ns-2 {workload}",
         title=f"(0, 100KB] flows' mean FCT vs load, {workload}: PIAS, DCTCP, pFabric",
-        base=lambda q, size=size, buffer=buffer: _fabric(q, size, buffer, (150, 2000)),
+        base=lambda q, size=size, buffer=buffer: _fabric(q, size, buffer, (150, 1000)),
         series=[_dctcp_family("PIAS", "pias", k, "pias", **pias_keys), _dctcp_family("DCTCP", "dctcp", k, "dctcp"),
                 PFABRIC],
         **_LOADS, y="fct_mean_s[<=100KB]", y_scale=1e3, ylabel="mean FCT of flows <= 100 KB (ms)",
@@ -87,7 +87,7 @@ _KARUNA_TYPES = {"deadline": {"dist": "uniform", "min": "2ms", "max": "10ms", "o
 
 
 def _karuna_base(quick: bool) -> dict[str, Any]:
-    s = _fabric(quick, WEB_SEARCH, 267, (150, 2000))
+    s = _fabric(quick, WEB_SEARCH, 267, (150, 1000))
     s["workload"].update(_KARUNA_TYPES)
     s["stats"] = {"buckets": ["1MB"]}
     return s

@@ -15,7 +15,7 @@
 
 use super::cc::FlowProgress;
 use super::config::{refuse_unknown, DctcpConfig};
-use super::pias::{check_thresholds, mlfq_class, Tag, THRESHOLD_PACKET_BYTES, WEB_SEARCH_THRESHOLDS};
+use super::pias::{check_thresholds, mlfq_class, web_search, Tag};
 use crate::endpoint::FlowInfo;
 use dcflow_core::{Bytes, ConfigError};
 use serde::de::IgnoredAny;
@@ -40,7 +40,7 @@ pub struct KarunaConfig {
 
 impl Default for KarunaConfig {
     fn default() -> Self {
-        let six: Vec<Bytes> = WEB_SEARCH_THRESHOLDS[..6].iter().map(|p| Bytes(p * THRESHOLD_PACKET_BYTES)).collect();
+        let six = web_search(6);
         KarunaConfig { thresholds: six.clone(), size_thresholds: six, dctcp: DctcpConfig::default(), unknown: BTreeMap::new() }
     }
 }

@@ -51,8 +51,9 @@ pub fn mlfq_class(bytes: u64, thresholds: &[u64]) -> u64 {
     thresholds.iter().position(|&t| bytes <= t).unwrap_or(thresholds.len()) as u64
 }
 
-fn web_search() -> Vec<Bytes> {
-    WEB_SEARCH_THRESHOLDS.iter().map(|p| Bytes(p * THRESHOLD_PACKET_BYTES)).collect()
+/// The first `n` web-search thresholds in bytes.
+pub(super) fn web_search(n: usize) -> Vec<Bytes> {
+    WEB_SEARCH_THRESHOLDS[..n].iter().map(|p| Bytes(p * THRESHOLD_PACKET_BYTES)).collect()
 }
 
 /// Demotion thresholds must rise strictly and leave room in 64 classes.
@@ -80,7 +81,7 @@ pub struct PiasConfig {
 
 impl Default for PiasConfig {
     fn default() -> Self {
-        PiasConfig { thresholds: web_search(), dctcp: DctcpConfig::default(), unknown: BTreeMap::new() }
+        PiasConfig { thresholds: web_search(WEB_SEARCH_THRESHOLDS.len()), dctcp: DctcpConfig::default(), unknown: BTreeMap::new() }
     }
 }
 
