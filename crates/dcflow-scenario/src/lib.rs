@@ -300,6 +300,10 @@ impl Scenario {
                     s.topology.ecn_threshold = Some(s.topology.ecn_threshold_or_default());
                     QueueDiscipline::Priority
                 }
+                QueueNeed::Priority(classes) => {
+                    s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
+                    QueueDiscipline::Priority
+                }
             };
         }
         s.validate()?;
