@@ -1,0 +1,143 @@
+//! Homa (Montazeri, Li, Alizadeh, Ousterhout, "Homa: A Receiver-Driven
+//! Low-Latency Transport Protocol Using Network Priorities", SIGCOMM 2018).
+//!
+//! A message's first RTTbytes go out at once, unscheduled, at a priority
+//! level its size picks (§3.2, §3.4); the receiver grants the rest, one
+//! GRANT per data packet it receives, to the few messages with the fewest
+//! bytes left (SRPT with a degree of overcommitment, §3.3-§3.5), and names
+//! in each grant the scheduled level the message's rank gives it. Switch
+//! ports are eight strict priority levels (the `priority` queue of
+//! dcflow-net). Lost packets are found by timeouts at the receiver, which
+//! asks with RESEND; a sender busy with shorter messages answers BUSY (§3.7).
+//!
+//! Homa's state is per host, so each host runs one [`HomaHost`] agent
+//! ([`crate::HostEndpoint`]): [`sender`] holds the messages it sends,
+//! [`receiver`] those it receives and the grant scheduler. Every choice and
+//! its source is listed in docs/fidelity-homa.md.
+
+pub mod header;
+mod host;
+pub mod priority;
+mod receiver;
+mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use header::HomaHeader;
+pub use host::HomaHost;
+pub use priority::Priorities;
+
+use dcflow_core::{ensure, Bytes, ConfigError, Dur};
+use serde::{Deserialize, Serialize};
+
+/// Levels of a switch port: "eight strict priority levels" (§3.4, §5.1:
+/// the paper's switches, like most, offer 8).
+pub const PRIORITY_LEVELS: u32 = 8;
+
+/// `[protocol] name = "homa"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HomaConfig {
+    /// RTTbytes, the unscheduled bytes of a message; absent = each path's
+    /// bandwidth-delay product (line rate x base RTT, in whole packets).
+    /// The paper's 10 Gbps simulations use 9.7 KB (§5.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_bytes: Option<Bytes>,
+    /// Strict priority levels per switch port, 1 to 8 (§3.4: 8).
+    pub priorities: u32,
+    /// Levels for unscheduled packets; 0 = from the workload's sizes, the
+    /// share of its bytes that are unscheduled (§3.4).
+    pub unscheduled_priorities: u32,
+    /// Message sizes splitting the unscheduled levels (ascending; a message
+    /// of size <= the first sends its unscheduled bytes at the highest
+    /// level); empty = equal shares of the workload's unscheduled bytes
+    /// (§3.4). Gives `len + 1` unscheduled levels.
+    pub unscheduled_cutoffs: Vec<Bytes>,
+    /// Messages a receiver grants at once (§3.5); 0 = the number of
+    /// scheduled levels, the paper's choice.
+    pub overcommitment: u32,
+    /// Silence after which a receiver sends RESEND (§3.7), and a sender
+    /// waiting for its receiver sends its first packet again.
+    pub resend_timeout: Dur,
+}
+
+impl Default for HomaConfig {
+    fn default() -> Self {
+        HomaConfig {
+            rtt_bytes: None,
+            priorities: PRIORITY_LEVELS,
+            unscheduled_priorities: 0,
+            unscheduled_cutoffs: Vec::new(),
+            overcommitment: 0,
+            resend_timeout: Dur::ms(2),
+        }
+    }
+}
+
+/// What every host agent of a run shares, resolved against the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HomaParams {
+    pub prios: Priorities,
+    pub overcommitment: usize,
+    pub rtt_bytes: Option<u64>,
+    pub resend_timeout: Dur,
+    /// Payload of a full data packet (`mtu - HEADER_BYTES`).
+    pub mss: u32,
+}
+
+impl HomaConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        ensure(
+            (1..=PRIORITY_LEVELS).contains(&self.priorities),
+            "priorities",
+            format!("must be 1 to {PRIORITY_LEVELS} levels (a switch port's strict priority queues)"),
+        )?;
+        ensure(
+            self.unscheduled_priorities <= self.priorities,
+            "unscheduled_priorities",
+            "must be 0 (from the workload) or at most `priorities`",
+        )?;
+        let cuts = &self.unscheduled_cutoffs;
+        ensure(
+            cuts.windows(2).all(|w| w[0] < w[1]) && cuts.first().is_none_or(|c| c.0 > 0),
+            "unscheduled_cutoffs",
+            "must be positive sizes in ascending order, e.g. [\"1KB\", \"10KB\"]",
+        )?;
+        ensure(
+            cuts.len() < self.priorities as usize,
+            "unscheduled_cutoffs",
+            "gives one level more than it has sizes; it must leave at most `priorities` levels",
+        )?;
+        ensure(
+            cuts.is_empty() || self.unscheduled_priorities == 0 || self.unscheduled_priorities as usize == cuts.len() + 1,
+            "unscheduled_priorities",
+            "must be 0 or one more than the number of unscheduled_cutoffs",
+        )?;
+        ensure(self.rtt_bytes.is_none_or(|b| b.0 > 0), "rtt_bytes", "must be a positive size, e.g. \"9.7KB\"")?;
+        ensure(self.resend_timeout > Dur::ZERO, "resend_timeout", "must be a positive duration, e.g. \"2ms\"")
+    }
+
+    /// The run's parameters: `sizes` are the workload's message sizes (for
+    /// the unscheduled cutoffs when none are given), `rtt_bytes` RTTbytes
+    /// when the key is absent (the topology's bandwidth-delay product).
+    pub fn params(&self, sizes: &[u64], rtt_bytes: u64, mss: u32) -> HomaParams {
+        let levels = self.priorities as u8;
+        let prios = if self.unscheduled_cutoffs.is_empty() {
+            let rtt = self.rtt_bytes.map_or(rtt_bytes, |b| b.0);
+            Priorities::from_workload(levels, self.unscheduled_priorities as u8, sizes, rtt)
+        } else {
+            Priorities::explicit(levels, self.unscheduled_cutoffs.iter().map(|b| b.0).collect())
+        };
+        let overcommitment = match self.overcommitment {
+            0 => prios.scheduled_levels().max(1) as usize,
+            k => k as usize,
+        };
+        HomaParams {
+            prios,
+            overcommitment,
+            rtt_bytes: self.rtt_bytes.map(|b| b.0),
+            resend_timeout: self.resend_timeout,
+            mss,
+        }
+    }
+}
