@@ -22,6 +22,8 @@ struct Inbound {
     /// One bit per packet (index = offset / mss).
     got: Vec<u64>,
     received: u64,
+    /// Every packet below this one has arrived.
+    prefix: u64,
     /// The sender may send every byte below this.
     granted: u64,
     /// The scheduled level of the last GRANT (the lowest before any).
@@ -38,10 +40,11 @@ impl Inbound {
     fn find(&self, from: u64, want: bool) -> u64 {
         (from..self.got.len() as u64 * 64).find(|&i| self.has(i) == want).unwrap_or(self.got.len() as u64 * 64)
     }
-    /// First packet not yet received.
-    fn first_hole(&self) -> u64 {
-        let word = self.got.iter().position(|&w| w != u64::MAX).unwrap_or(self.got.len());
-        self.find(word as u64 * 64, false)
+    fn mark(&mut self, idx: u64) {
+        self.got[(idx / 64) as usize] |= 1 << (idx % 64);
+        while self.prefix < self.got.len() as u64 * 64 && self.has(self.prefix) {
+            self.prefix += 1;
+        }
     }
     fn remaining(&self) -> u64 {
         self.size - self.received
@@ -80,7 +83,7 @@ impl Inbox {
     /// Bytes of `flow` received in order.
     pub(super) fn delivered(&self, flow: FlowId) -> u64 {
         match self.msgs.get(&flow) {
-            Some(m) => (m.first_hole() * self.mss).min(m.size),
+            Some(m) => (m.prefix * self.mss).min(m.size),
             None => self.done.get(&flow).copied().unwrap_or(0),
         }
     }
@@ -100,6 +103,7 @@ impl Inbox {
             window: unscheduled,
             got: vec![0; packets.div_ceil(64) as usize],
             received: 0,
+            prefix: 0,
             granted: unscheduled,
             prio: lowest,
             heard: true,
@@ -117,7 +121,7 @@ impl Inbox {
             return false;
         }
         let old = (m.remaining(), flow);
-        m.got[(idx / 64) as usize] |= 1 << (idx % 64);
+        m.mark(idx);
         m.received += pkt.payload as u64;
         self.grantable.remove(&old);
         if m.received >= m.size {
@@ -169,7 +173,7 @@ impl Inbox {
             if !std::mem::replace(&mut m.heard, false) && m.received < m.granted {
                 // The first gap: from the first missing packet to the next
                 // one that arrived, or to what was granted.
-                let hole = m.first_hole();
+                let hole = m.prefix;
                 let offset = hole * self.mss;
                 let end = (m.find(hole, true) * self.mss).min(m.granted);
                 let prio = if offset < m.window { self.prios.unscheduled(m.size) } else { m.prio };
