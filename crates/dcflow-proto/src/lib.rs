@@ -24,7 +24,7 @@ pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
-pub use homa::{HomaConfig, HomaHost, HomaParams};
+pub use homa::{HomaConfig, HomaHost};
 pub use host::HostEndpoint;
 pub use packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 pub use receiver::Receiver;

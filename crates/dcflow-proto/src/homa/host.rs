@@ -1,16 +1,15 @@
 //! One host's Homa agent: its [`Outbox`] and [`Inbox`] behind one NIC.
 //!
 //! The NIC sends at line rate, control packets (GRANT, RESEND, BUSY, DONE)
-//! before data: Homa keeps the NIC queue short and sends grants at once so
-//! that a sender never idles for want of one (§3.2, §4: the implementation
-//! transmits grants ahead of data). One periodic timer drives both sides'
-//! loss detection (§3.7), as HomaModule's timer does, and runs only while
-//! the host has a message in flight.
+//! before data: they are tiny, and a grant that waits behind data idles its
+//! sender (Homa keeps the NIC queue short for the same reason, §3.2). One
+//! periodic timer drives both sides' loss detection (§3.7), as HomaModule's
+//! timer does, and runs only while the host has a message in flight.
 
 use super::header::HomaHeader;
 use super::receiver::Inbox;
 use super::sender::Outbox;
-use super::HomaParams;
+use super::HomaConfig;
 use crate::endpoint::{FlowEvent, FlowInfo};
 use crate::host::HostEndpoint;
 use crate::packet::{Packet, PacketKind, Sched};
@@ -32,8 +31,10 @@ pub struct HomaHost {
 }
 
 impl HomaHost {
-    /// The agent of a host whose NIC sends at `line_rate`.
-    pub fn new(params: &HomaParams, line_rate: Rate) -> HomaHost {
+    /// The agent of a host whose NIC sends at `line_rate`, in a network of
+    /// `mtu`-byte packets, under a [`HomaConfig::resolved`] section.
+    pub fn new(cfg: &HomaConfig, line_rate: Rate, mtu: u32) -> HomaHost {
+        let params = cfg.params(mtu);
         HomaHost {
             line_rate,
             resend_timeout: params.resend_timeout,

@@ -11,8 +11,8 @@
 //! asks with RESEND; a sender busy with shorter messages answers BUSY (§3.7).
 //!
 //! Homa's state is per host, so each host runs one [`HomaHost`] agent
-//! ([`crate::HostEndpoint`]): [`sender`] holds the messages it sends,
-//! [`receiver`] those it receives and the grant scheduler. Every choice and
+//! ([`crate::HostEndpoint`]): `sender.rs` holds the messages it sends,
+//! `receiver.rs` those it receives and the grant scheduler. Every choice and
 //! its source is listed in docs/fidelity-homa.md.
 
 pub mod header;
@@ -30,8 +30,8 @@ pub use priority::Priorities;
 use dcflow_core::{ensure, Bytes, ConfigError, Dur};
 use serde::{Deserialize, Serialize};
 
-/// Levels of a switch port: "eight strict priority levels" (§3.4, §5.1:
-/// the paper's switches, like most, offer 8).
+/// Levels of a switch port: the 8 strict priority queues of commodity
+/// switches that Homa uses (§3.4; HomaSimulation's `prioLevels = 8`).
 pub const PRIORITY_LEVELS: u32 = 8;
 
 /// `[protocol] name = "homa"`.
@@ -40,7 +40,7 @@ pub const PRIORITY_LEVELS: u32 = 8;
 pub struct HomaConfig {
     /// RTTbytes, the unscheduled bytes of a message; absent = each path's
     /// bandwidth-delay product (line rate x base RTT, in whole packets).
-    /// The paper's 10 Gbps simulations use 9.7 KB (§5.1).
+    /// HomaSimulation's 10 Gbps runs use 9.7-10 KB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_bytes: Option<Bytes>,
     /// Strict priority levels per switch port, 1 to 8 (§3.4: 8).
@@ -74,9 +74,9 @@ impl Default for HomaConfig {
     }
 }
 
-/// What every host agent of a run shares, resolved against the run.
+/// What every host agent of a run shares, from a resolved [`HomaConfig`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct HomaParams {
+pub(crate) struct HomaParams {
     pub prios: Priorities,
     pub overcommitment: usize,
     pub rtt_bytes: Option<u64>,
@@ -117,14 +117,31 @@ impl HomaConfig {
         ensure(self.resend_timeout > Dur::ZERO, "resend_timeout", "must be a positive duration, e.g. \"2ms\"")
     }
 
-    /// The run's parameters: `sizes` are the workload's message sizes (for
-    /// the unscheduled cutoffs when none are given), `rtt_bytes` RTTbytes
-    /// when the key is absent (the topology's bandwidth-delay product).
-    pub fn params(&self, sizes: &[u64], rtt_bytes: u64, mss: u32) -> HomaParams {
+    /// The section for a run whose messages have sizes `sizes`: without
+    /// `unscheduled_cutoffs`, the cutoffs are computed from the sizes by the
+    /// paper's method (§3.4), with RTTbytes the key's value or `rtt_bytes`
+    /// (the topology's bandwidth-delay product), and written into the key,
+    /// so that every host uses the same ones and the run's output shows them.
+    pub fn resolved(&self, sizes: &[u64], rtt_bytes: u64) -> HomaConfig {
+        if !self.unscheduled_cutoffs.is_empty() {
+            return self.clone();
+        }
+        let rtt = self.rtt_bytes.map_or(rtt_bytes, |b| b.0);
+        let prios = Priorities::from_workload(self.priorities as u8, self.unscheduled_priorities as u8, sizes, rtt);
+        HomaConfig {
+            unscheduled_cutoffs: prios.cutoffs().iter().map(|&c| Bytes(c)).collect(),
+            unscheduled_priorities: prios.unscheduled_levels() as u32,
+            ..self.clone()
+        }
+    }
+
+    /// What the host agents run with, for `mtu`-byte packets. Cutoffs
+    /// absent (a section not [`resolved`](Self::resolved)) give
+    /// `unscheduled_priorities` levels (1 if 0) with no cutoffs.
+    pub(crate) fn params(&self, mtu: u32) -> HomaParams {
         let levels = self.priorities as u8;
         let prios = if self.unscheduled_cutoffs.is_empty() {
-            let rtt = self.rtt_bytes.map_or(rtt_bytes, |b| b.0);
-            Priorities::from_workload(levels, self.unscheduled_priorities as u8, sizes, rtt)
+            Priorities::from_workload(levels, self.unscheduled_priorities as u8, &[], 0)
         } else {
             Priorities::explicit(levels, self.unscheduled_cutoffs.iter().map(|b| b.0).collect())
         };
@@ -137,7 +154,7 @@ impl HomaConfig {
             overcommitment,
             rtt_bytes: self.rtt_bytes.map(|b| b.0),
             resend_timeout: self.resend_timeout,
-            mss,
+            mss: mtu - crate::packet::HEADER_BYTES,
         }
     }
 }

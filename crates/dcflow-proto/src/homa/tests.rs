@@ -10,9 +10,7 @@ use std::collections::BTreeMap;
 const MSS: u32 = 1000;
 const RTT_BYTES: u64 = 4000;
 
-fn params(cfg: HomaConfig) -> HomaParams {
-    cfg.params(&[], RTT_BYTES, MSS)
-}
+const MTU: u32 = MSS + crate::packet::HEADER_BYTES;
 
 /// Two unscheduled levels split at 2000 B, six scheduled ones.
 fn config() -> HomaConfig {
@@ -20,7 +18,7 @@ fn config() -> HomaConfig {
 }
 
 fn host(cfg: HomaConfig) -> HomaHost {
-    HomaHost::new(&params(cfg), Rate::gbps(10))
+    HomaHost::new(&cfg, Rate::gbps(10), MTU)
 }
 
 fn info(id: FlowId, size: u64, dst: u32) -> FlowInfo {
@@ -293,7 +291,11 @@ fn config_checks_name_the_key() {
     assert_eq!(bad(HomaConfig { resend_timeout: Dur::ZERO, ..Default::default() }), "resend_timeout");
     assert_eq!(bad(HomaConfig { rtt_bytes: Some(Bytes(0)), ..Default::default() }), "rtt_bytes");
     assert!(HomaConfig::default().validate().is_ok());
-    // The paper's default overcommitment: the number of scheduled levels.
-    let p = HomaConfig::default().params(&(1..=100).collect::<Vec<u64>>(), 10_000, MSS);
-    assert_eq!((p.prios.unscheduled_levels(), p.overcommitment), (7, 1));
+    // Resolved against a workload of small messages: 7 unscheduled levels
+    // (6 cutoffs), and the paper's overcommitment, the scheduled levels.
+    let cfg = HomaConfig::default().resolved(&(1..=100).collect::<Vec<u64>>(), 10_000);
+    assert_eq!((cfg.unscheduled_priorities, cfg.unscheduled_cutoffs.len()), (7, 6));
+    assert!(cfg.validate().is_ok());
+    let p = cfg.params(MTU);
+    assert_eq!((p.prios.unscheduled_levels(), p.overcommitment, p.mss), (7, 1, MSS));
 }
