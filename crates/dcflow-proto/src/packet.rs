@@ -42,6 +42,8 @@ pub enum Sched {
     Merp(crate::merp::MerpHeader),
     /// Homa's packet types (Homa §3.1).
     Homa(crate::homa::HomaHeader),
+    /// pHost's RTS / token / data fields (pHost §3).
+    Phost(crate::phost::PhostHeader),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
