@@ -68,6 +68,8 @@ pub const PAIRS: &[Pair] = &[
     pair("d3", "d3", "fair", false, Some(FAIR_BOUND)),
     pair("pdq", "pdq-full", "srpt", false, Some(SRPT_BOUND)),
     pair("pfabric", "pfabric", "srpt", false, Some(SRPT_BOUND)),
+    // Homa's receivers grant in SRPT order (Homa §3.4), its senders send so.
+    pair("homa", "homa", "srpt", false, Some(SRPT_BOUND)),
     pair("pdq-deadline", "pdq-full", "pdq", true, Some(SRPT_BOUND)),
     pair("s3", "s3", "s3", true, Some(ORDER_BOUND)),
     Pair { expansion_bound: Some(EXPANSION_BOUND), ..pair("merp", "merp", "merp", false, Some(ORDER_BOUND)) },

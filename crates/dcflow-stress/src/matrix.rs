@@ -42,6 +42,11 @@ const PFABRIC_RTO: Dur = Dur::us(225);
 const MERP_RTO: Dur = Dur::us(225);
 /// S3 retransmits after 2 RTTs (S3 §4.2): 150 us on the same shortest path.
 const S3_RTO: Dur = Dur::us(150);
+/// Homa's receivers ask for missing bytes after `resend_timeout` of silence
+/// (Homa §3.7). Its default is 10 x overcommitment x RTTbytes at line rate
+/// (docs/fidelity-homa.md), different per topology and workload; 2 ms is
+/// the allowance the end bound gives it here, and every cell passes with it.
+const HOMA_RTO: Dur = Dur::ms(2);
 
 /// Every packet-engine protocol and variant, in table order.
 pub const PROTOCOLS: &[Protocol] = &[
@@ -70,6 +75,9 @@ pub const PROTOCOLS: &[Protocol] = &[
     protocol("s3", "name = \"s3\"", S3_RTO, true),
     // MERP (papers/003): its RTO is SRTT + 4 RTTVAR, 3 base RTTs at first.
     protocol("merp", "name = \"merp\"", MERP_RTO, false),
+    // Homa (Montazeri et al., SIGCOMM'18): one agent per host, RESEND after
+    // a silent resend_timeout.
+    protocol("homa", "name = \"homa\"", HOMA_RTO, false),
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).

@@ -37,7 +37,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
 /// ones a 500-flow incast has livelocked.
-const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp"];
+const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp", "homa"];
 
 fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {
     let protocols: Vec<_> =

@@ -37,7 +37,10 @@ impl HomaHost {
         let params = cfg.params(mtu);
         HomaHost {
             line_rate,
-            resend_timeout: params.resend_timeout,
+            resend_timeout: params.resend_timeout.unwrap_or_else(|| {
+                let granted = params.overcommitment as u64 * params.timeout_rtt_bytes.max(params.mss as u64);
+                line_rate.tx_time(Bytes(super::RESEND_DRAINS * granted))
+            }),
             outbox: Outbox::new(params.prios.clone(), params.rtt_bytes),
             inbox: Inbox::new(params.prios.clone(), params.overcommitment, params.mss),
             control: VecDeque::new(),

@@ -57,9 +57,23 @@ pub struct HomaConfig {
     /// scheduled levels, the paper's choice.
     pub overcommitment: u32,
     /// Silence after which a receiver sends RESEND (§3.7), and a sender
-    /// waiting for its receiver sends its first packet again.
-    pub resend_timeout: Dur,
+    /// waiting for its receiver sends its first packet again; absent =
+    /// [`RESEND_DRAINS`] times the time a host's link takes to carry what
+    /// its receiver keeps granted (`overcommitment` x RTTbytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resend_timeout: Option<Dur>,
+    /// The run's largest bandwidth-delay product (bytes), set by
+    /// [`resolved`](Self::resolved): RTTbytes for the default timeout.
+    #[serde(skip)]
+    pub run_bdp: u64,
 }
+
+/// The default resend timeout in multiples of the time to drain a
+/// receiver's granted bytes: packets granted at the lowest scheduled level
+/// wait behind the other granted messages' (up to `overcommitment` x
+/// RTTbytes), and a timeout below that asks for packets that are only
+/// queued. HomaModule's 2-5 ms ticks at 10-100 Gbps are of this order.
+pub const RESEND_DRAINS: u64 = 10;
 
 impl Default for HomaConfig {
     fn default() -> Self {
@@ -69,7 +83,8 @@ impl Default for HomaConfig {
             unscheduled_priorities: 0,
             unscheduled_cutoffs: Vec::new(),
             overcommitment: 0,
-            resend_timeout: Dur::ms(2),
+            resend_timeout: None,
+            run_bdp: 0,
         }
     }
 }
@@ -80,7 +95,9 @@ pub(crate) struct HomaParams {
     pub prios: Priorities,
     pub overcommitment: usize,
     pub rtt_bytes: Option<u64>,
-    pub resend_timeout: Dur,
+    pub resend_timeout: Option<Dur>,
+    /// RTTbytes for the default resend timeout.
+    pub timeout_rtt_bytes: u64,
     /// Payload of a full data packet (`mtu - HEADER_BYTES`).
     pub mss: u32,
 }
@@ -114,7 +131,7 @@ impl HomaConfig {
             "must be 0 or one more than the number of unscheduled_cutoffs",
         )?;
         ensure(self.rtt_bytes.is_none_or(|b| b.0 > 0), "rtt_bytes", "must be a positive size, e.g. \"9.7KB\"")?;
-        ensure(self.resend_timeout > Dur::ZERO, "resend_timeout", "must be a positive duration, e.g. \"2ms\"")
+        ensure(self.resend_timeout != Some(Dur::ZERO), "resend_timeout", "must be a positive duration, e.g. \"2ms\"")
     }
 
     /// The section for a run whose messages have sizes `sizes`: without
@@ -124,13 +141,14 @@ impl HomaConfig {
     /// so that every host uses the same ones and the run's output shows them.
     pub fn resolved(&self, sizes: &[u64], rtt_bytes: u64) -> HomaConfig {
         if !self.unscheduled_cutoffs.is_empty() {
-            return self.clone();
+            return HomaConfig { run_bdp: rtt_bytes, ..self.clone() };
         }
         let rtt = self.rtt_bytes.map_or(rtt_bytes, |b| b.0);
         let prios = Priorities::from_workload(self.priorities as u8, self.unscheduled_priorities as u8, sizes, rtt);
         HomaConfig {
             unscheduled_cutoffs: prios.cutoffs().iter().map(|&c| Bytes(c)).collect(),
             unscheduled_priorities: prios.unscheduled_levels() as u32,
+            run_bdp: rtt_bytes,
             ..self.clone()
         }
     }
@@ -154,6 +172,7 @@ impl HomaConfig {
             overcommitment,
             rtt_bytes: self.rtt_bytes.map(|b| b.0),
             resend_timeout: self.resend_timeout,
+            timeout_rtt_bytes: self.rtt_bytes.map_or(self.run_bdp, |b| b.0),
             mss: mtu - crate::packet::HEADER_BYTES,
         }
     }

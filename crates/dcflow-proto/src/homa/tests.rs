@@ -208,7 +208,7 @@ fn messages_finish_and_the_receiver_runs_its_downlink_shortest_first() {
 
 #[test]
 fn a_lost_packet_is_asked_for_again_with_resend() {
-    let cfg = HomaConfig { resend_timeout: Dur::us(50), ..config() };
+    let cfg = HomaConfig { resend_timeout: Some(Dur::us(50)), ..config() };
     let mut net = Net::new(2, cfg);
     net.start(Time::ZERO, 1, 1, 0, 12_000);
     let mut lost = false;
@@ -248,7 +248,7 @@ fn a_sender_busy_with_a_shorter_message_answers_busy() {
     let next = s.poll_transmit(now + Dur::us(2)).unwrap();
     assert_eq!(next.flow, 2, "SRPT keeps sending the shorter message");
     // The receiver takes BUSY as word from the sender: no RESEND at its next tick.
-    let mut rx = host(HomaConfig { resend_timeout: Dur::us(50), ..config() });
+    let mut rx = host(HomaConfig { resend_timeout: Some(Dur::us(50)), ..config() });
     let mut t = Time::ZERO;
     rx.handle_packet(t, &data(1, 0, 50_000));
     drain(&mut rx, &mut t, Dur::us(40));
@@ -259,7 +259,7 @@ fn a_sender_busy_with_a_shorter_message_answers_busy() {
 
 #[test]
 fn a_message_whose_unscheduled_packets_all_vanish_is_sent_again() {
-    let cfg = HomaConfig { resend_timeout: Dur::us(50), ..config() };
+    let cfg = HomaConfig { resend_timeout: Some(Dur::us(50)), ..config() };
     let mut net = Net::new(2, cfg);
     net.start(Time::ZERO, 1, 1, 0, 9_000);
     let sent = net.run(Time::ZERO + Dur::ms(1), |p| p.kind == PacketKind::Data && !p.retransmit && p.seq < RTT_BYTES);
@@ -288,7 +288,7 @@ fn config_checks_name_the_key() {
     assert_eq!(bad(HomaConfig { priorities: 9, ..Default::default() }), "priorities");
     assert_eq!(bad(HomaConfig { unscheduled_priorities: 9, ..Default::default() }), "unscheduled_priorities");
     assert_eq!(bad(HomaConfig { unscheduled_cutoffs: vec![Bytes(10), Bytes(5)], ..Default::default() }), "unscheduled_cutoffs");
-    assert_eq!(bad(HomaConfig { resend_timeout: Dur::ZERO, ..Default::default() }), "resend_timeout");
+    assert_eq!(bad(HomaConfig { resend_timeout: Some(Dur::ZERO), ..Default::default() }), "resend_timeout");
     assert_eq!(bad(HomaConfig { rtt_bytes: Some(Bytes(0)), ..Default::default() }), "rtt_bytes");
     assert!(HomaConfig::default().validate().is_ok());
     // Resolved against a workload of small messages: 7 unscheduled levels
