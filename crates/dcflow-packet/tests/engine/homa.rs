@@ -81,3 +81,23 @@ fn bytes_are_conserved_and_runs_repeat() {
     assert_eq!(out.summary.packets_sent, again.summary.packets_sent);
 }
 
+
+/// The unscheduled levels of a workload (Homa §3.4) at RTTbytes 10 KB, the
+/// paper's 10 Gbps value: web search's bytes are almost all in messages far
+/// larger than RTTbytes, so it gets 1 unscheduled level and 7 scheduled, as
+/// HomaSimulation's config gives W5; data mining, half of whose messages
+/// are one packet, the same split.
+#[test]
+fn web_search_and_data_mining_get_one_unscheduled_level() {
+    for size in ["{ dist = \"cdf\", name = \"web_search\" }", "{ dist = \"cdf\", name = \"data_mining\", max = \"30MB\" }"] {
+        let s = Scenario::from_toml(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 9\n[protocol]\nname = \"homa\"\n\
+             [workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\nload = 0.8\nflows = 20000\nsize = {size}\n"
+        ))
+        .unwrap();
+        let topo = s.build_topology().unwrap();
+        let sizes: Vec<u64> = s.flow_specs(&topo).unwrap().iter().map(|f| f.size.0).collect();
+        let dcflow_proto::ProtocolConfig::Homa(c) = s.protocol.for_run(&sizes, 10_000) else { panic!("homa") };
+        assert_eq!((c.unscheduled_priorities, c.unscheduled_cutoffs.len()), (1, 0), "{size}");
+    }
+}
