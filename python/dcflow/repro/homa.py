@@ -25,7 +25,7 @@ PHOST = Series("pHost", {"protocol": {"name": "phost"}}, "phost")
 #: (label, size distribution, stats buckets): the x axis of each panel.
 WORKLOADS = [
     ("W4 (data mining stand-in)", {"dist": "cdf", "name": "data_mining", "max": "30MB"},
-     ["1KB", "10KB", "100KB", "1MB", "10MB"]),
+     ["10KB", "100KB", "1MB", "10MB"]),
     ("W5 (web search)", {"dist": "cdf", "name": "web_search"}, ["10KB", "100KB", "1MB", "10MB"]),
 ]
 LOAD = 0.8
@@ -50,6 +50,7 @@ def _slowdown_by_size(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]
     import dcflow
     import matplotlib.pyplot as plt
 
+    from dcflow.plot import plain_log_axis
     from dcflow.plot.stats import mean_ci
     from dcflow.plot.style import legend_with_paper, paper_points, series_style, wrapped
 
@@ -84,7 +85,7 @@ def _slowdown_by_size(entry: Entry, out: Path, quick: bool, opts: dict[str, Any]
             st = series_style(i, len(entry.series))
             ax.plot([p[0] for p in pts], [p[1] for p in pts], label=s.label, **st)
         ax.set_xticks(range(len(labels)), labels, fontsize=7)
-        ax.set_yscale("log")
+        plain_log_axis(ax, "y")
         ax.set_xlabel("message size")
         ax.set_ylabel("99th-percentile slowdown")
         ax.set_title(wl, fontsize=9)
