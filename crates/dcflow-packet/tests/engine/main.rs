@@ -5,6 +5,7 @@
 mod d3_counters;
 mod endpoints;
 mod homa;
+mod host_agents;
 mod host_link;
 mod invariants;
 mod l2dct;
