@@ -250,6 +250,9 @@ KEYS: tuple[Key, ...] = (
               paper="pHost §3; YAPS capabilityflow.cpp init_capa_size"),
     _protocol("unscheduled", "name", "Priority of data sent on free tokens (scheduled data is low).",
               ("phost",), "high | low", paper="pHost §3; YAPS sends all data low"),
+    _protocol("wake_on", "name", "What wakes a destination with no flow it may token: packet: any packet "
+              "(a source answering its tokens ends its downgrade at once); timer: only its earliest timer or a "
+              "new RTS (YAPS).", ("phost",), "packet | timer", paper="pHost §3; YAPS capabilityhost.cpp"),
     _protocol("token_expiry", "number", "A token expires this many MTU transmission times after it arrives.",
               ("phost",), paper="pHost §3; YAPS capability_timeout = 1.5"),
     _protocol("downgrade_after", "integer", "Unanswered tokens after which a destination downgrades the source; "

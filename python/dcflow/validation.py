@@ -62,6 +62,14 @@ MATCHED: dict[str, dict[str, Any]] = {
     # alpha from 0 (:29-31), the same timeout and no fast retransmit.
     "dctcp": {"name": "dctcp", "init_cwnd": 12, "max_cwnd": 15, "rto_min": "45us", "dupack_threshold": 1_000_000,
               "handshake": False, "alpha_init": 0.0},
+    # py/run_experiments.py conf_str_phost: capability_initial 8 free tokens
+    # for flows of at most 8 packets only (ext/capabilityflow.cpp:375-377),
+    # every data packet below the control packets (:58), window 8.
+    # Its destination sleeps until its own timer when no flow may have a
+    # token; data arrivals do not wake it (ext/capabilityhost.cpp:355-358).
+    "phost": {"name": "phost", "free_tokens": 8, "free_tokens_for": "short", "unscheduled": "low",
+              "wake_on": "timer", "token_expiry": 1.5, "downgrade_after": 8, "downgrade_for": 25.0,
+              "resend_after": 9.0},
 }
 #: DCTCP's K: an arrival finding more than 15,000 bytes (10 packets) queued
 #: is marked; YAPS's threshold of 12 packets, arrival included, is the same.
@@ -106,10 +114,10 @@ class Case:
         }
 
 
-#: The comparisons of docs/validation.md: three protocols, two workloads,
+#: The comparisons of docs/validation.md: four protocols, two workloads,
 #: two loads.
 CASES = tuple(Case(p, w, load, flows)
-              for p in ("pfabric", "dctcp", "tcp")
+              for p in ("pfabric", "dctcp", "tcp", "phost")
               for w, flows in (("web_search", 4000), ("data_mining", 2500))
               for load in (0.3, 0.7))
 

@@ -9,7 +9,7 @@
 //!   downgrade, §3), until `downgrade_for` after its last token.
 
 use super::header::{control, PhostHeader};
-use super::PhostConfig;
+use super::{PhostConfig, WakeOn};
 use crate::packet::{Packet, PacketKind};
 use dcflow_core::{Dur, FlowId, Time};
 use std::collections::{BTreeMap, HashSet};
@@ -96,11 +96,13 @@ pub struct Destinations {
     next_token_at: Time,
     /// Payload bytes per packet.
     mss: u32,
+    /// `wake_on = "timer"`: asleep until then (or a new flow's RTS).
+    asleep_until: Option<Time>,
 }
 
 impl Destinations {
     pub fn new(mss: u32) -> Destinations {
-        Destinations { flows: BTreeMap::new(), done: HashSet::new(), next_token_at: Time::ZERO, mss }
+        Destinations { flows: BTreeMap::new(), done: HashSet::new(), next_token_at: Time::ZERO, mss, asleep_until: None }
     }
 
     /// An RTS or the flow's first data packet: set the flow up. The free
@@ -114,6 +116,7 @@ impl Destinations {
         if self.done.contains(&f) || self.flows.contains_key(&f) {
             return;
         }
+        self.asleep_until = None;
         let free = h.free.min(h.count);
         // All packets went out free: wait two free bursts before tokening
         // any again (YAPS `set_capability_count`, ext/capabilityflow.cpp:259-266).
@@ -185,9 +188,10 @@ impl Destinations {
     /// earlier flow (YAPS `CapabilityFlowComparatorAtReceiver`,
     /// ext/capabilityhost.cpp:65-86; `send_capability`, :264-366).
     pub fn next_token(&mut self, now: Time, cfg: &PhostConfig, mtu_time: Dur) -> Option<Packet> {
-        if now < self.next_token_at {
+        if now < self.next_token_at || self.asleep_until.is_some_and(|t| now < t) {
             return None;
         }
+        self.asleep_until = None;
         let relax_after = mtu_time.mul_f64(cfg.downgrade_for);
         let mut best: Option<(u32, FlowId)> = None;
         for (&id, flow) in self.flows.iter_mut() {
@@ -211,7 +215,12 @@ impl Destinations {
                 best = Some((flow.remaining(), id));
             }
         }
-        let (_, id) = best?;
+        let Some((_, id)) = best else {
+            if cfg.wake_on == WakeOn::Timer {
+                self.asleep_until = self.earliest_ready(now, cfg, mtu_time);
+            }
+            return None;
+        };
         let flow = self.flows.get_mut(&id).expect("chosen flow exists");
         let packet = flow.next_packet();
         let h = PhostHeader { token: flow.issued, packet, count: flow.remaining(), ..PhostHeader::default() };
@@ -229,6 +238,20 @@ impl Destinations {
     /// clock if a flow may have a token then, else the end of the earliest
     /// wait (retransmission round or downgrade).
     pub fn next_wake(&self, now: Time, cfg: &PhostConfig, mtu_time: Dur) -> Option<Time> {
+        if self.flows.is_empty() {
+            return None;
+        }
+        match self.asleep_until {
+            Some(t) => Some(t),
+            // YAPS's destination looks again one slot after each token and
+            // only then goes to sleep (ext/capabilityhost.cpp:351-359).
+            None if cfg.wake_on == WakeOn::Timer => Some(self.next_token_at),
+            None => self.earliest_ready(now, cfg, mtu_time),
+        }
+    }
+
+    /// When the first flow may have a token again (not before the clock).
+    fn earliest_ready(&self, now: Time, cfg: &PhostConfig, mtu_time: Dur) -> Option<Time> {
         let relax_after = mtu_time.mul_f64(cfg.downgrade_for);
         let ready = |fl: &Flow| match fl.resend_at {
             Some(t) => t,

@@ -59,6 +59,20 @@ pub enum Level {
     Low,
 }
 
+/// What wakes a destination that has no flow it may token now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeOn {
+    /// Any packet: a data packet that answers its tokens ends a source's
+    /// downgrade at once (the gap it closes is what §3 downgrades on).
+    Packet,
+    /// Only its earliest timer (a downgrade's or a retransmission round's
+    /// end) or a new flow's RTS: YAPS's destination sleeps on one
+    /// `CapabilityProcessingEvent`, which data arrivals never move
+    /// (ext/capabilityhost.cpp:355-358, ext/capabilityflow.cpp:98-108).
+    Timer,
+}
+
 /// `[protocol] name = "phost"`. Times are in MTU transmission times at the
 /// host's line rate, as YAPS counts them (`get_full_pkt_tran_delay`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,6 +86,8 @@ pub struct PhostConfig {
     pub free_tokens_for: FreeTokensFor,
     /// Priority of data sent on free tokens (default `high`).
     pub unscheduled: Level,
+    /// What wakes an idle destination (default `packet`).
+    pub wake_on: WakeOn,
     /// A token expires this long after it reaches the source (§3; YAPS
     /// `capability_timeout` 1.5).
     pub token_expiry: f64,
@@ -99,6 +115,7 @@ impl Default for PhostConfig {
             free_tokens: 0,
             free_tokens_for: FreeTokensFor::All,
             unscheduled: Level::High,
+            wake_on: WakeOn::Packet,
             token_expiry: 1.5,
             downgrade_after: 0,
             downgrade_for: 25.0,

@@ -223,3 +223,24 @@ fn keys_are_checked() {
     let bad = PhostConfig { free_tokens_for: FreeTokensFor::Short, free_tokens: 0, ..PhostConfig::default() };
     assert_eq!(bad.validate().unwrap_err().key, "free_tokens");
 }
+
+/// `wake_on`: a destination whose only flow is downgraded tokens it again
+/// as soon as data answering its tokens arrives (`packet`), or only when
+/// its downgrade timer ends (`timer`, YAPS's destination).
+#[test]
+fn an_idle_destination_wakes_on_data_or_only_on_its_timer() {
+    for (wake_on, wakes_at_once) in [(super::WakeOn::Packet, true), (super::WakeOn::Timer, false)] {
+        let cfg = PhostConfig { wake_on, ..yaps() };
+        let mut dst = PhostHost::new(&cfg, RATE, MTU);
+        dst.handle_packet(Time::ZERO, &rts_of(&cfg, info(1, 100, Dur::us(12))));
+        let sent = drain(&mut dst, Time::ZERO, Time::ZERO + Dur(slot().0 * 10));
+        assert_eq!(tokens(&sent).len(), 8, "then downgraded");
+        let t = Time::ZERO + Dur(slot().0 * 10);
+        dst.handle_packet(t, &data_for(&sent[7].1, 100));
+        let next = drain(&mut dst, t, t + Dur(slot().0 * 40));
+        let first = next.iter().find(|(_, p)| p.kind == PacketKind::Probe).expect("tokened again").0;
+        let relax = sent[7].0 + Dur(slot().0 * 25);
+        assert_eq!(first == t, wakes_at_once, "{wake_on:?}: first token at {first:?}, data at {t:?}");
+        assert!(wakes_at_once || first >= relax, "{wake_on:?}: {first:?} before the downgrade's end {relax:?}");
+    }
+}
