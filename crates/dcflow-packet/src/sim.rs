@@ -124,6 +124,8 @@ pub struct Sim {
     /// Host-scheduled protocols: each host's agent and its armed timer
     /// (`hosts.rs`); empty for per-flow protocols.
     pub hosts: crate::hosts::Hosts,
+    /// The flow whose sender or receiver the engine is draining (`endpoints.rs`).
+    pub(crate) driving: Option<FlowId>,
 }
 
 impl Sim {
@@ -176,6 +178,7 @@ impl Sim {
             convergence: Dur::ZERO,
             keep_endpoints: false,
             hosts: crate::hosts::Hosts::new(protocol),
+            driving: None,
         }
     }
 
