@@ -63,6 +63,22 @@ def test_an_error_inside_protocol_names_its_key(tmp_path):
     only(tmp_path, "s.toml")
 
 
+@pytest.mark.parametrize("keys,start,needles", [
+    ("priorities = 9", "protocol.priorities: must be 1 to 8 levels", []),
+    ('unscheduled_cutoffs = ["10KB", "1KB"]', "protocol.unscheduled_cutoffs: must be positive sizes in ascending order",
+     []),
+    ("unscheduled_priorities = 3\nunscheduled_cutoffs = [\"1KB\"]",
+     "protocol.unscheduled_priorities: must be 0 or one more than the number of unscheduled_cutoffs", []),
+    ('resend_timeout = "0s"', "protocol.resend_timeout: must be a positive duration", []),
+    ("overcommitment = -1", "protocol.overcommitment: ", ["-1"]),
+    ("grant_pacing = 1", "protocol.grant_pacing: unknown key", ["overcommitment"]),
+])
+def test_a_bad_homa_key_is_named(keys, start, needles, tmp_path):
+    scenario = write(tmp_path, SMALL.replace('name = "rcp"', f'name = "homa"\n{keys}'), "s.toml")
+    refused(dcflow("run", scenario, "-o", tmp_path / "out"), start, *needles)
+    only(tmp_path, "s.toml")
+
+
 PHOST = SMALL.replace('name = "rcp"', 'name = "phost"')
 
 

@@ -22,7 +22,8 @@ REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pd
             "s3-fig6a", "s3-fig6b", "s3-fig6c", "s3-fig7a", "s3-fig7b", "s3-fig7c", "s3-fig8", "s3-fig10", "s3-fig12",
             "s3-fig13a", "s3-fig13b", "s3-fig13c", "s3-fig13d", "s3-fig14",
             "merp-fig4", "merp-fig5", "merp-fig6", "merp-fig7", "merp-fig8", "merp-fig9", "merp-fig10",
-            "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14", "phost-slowdown"]
+            "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14", "phost-slowdown",
+            "homa-slowdown"]
 
 
 def test_catalog_lists_every_entry_sorted_in_aligned_columns():
@@ -59,6 +60,10 @@ def _is_float(v: str) -> bool:
 
 #: What a --quick run still has to show of its figure's effect.
 QUICK_EFFECTS = {
+    # Homa §5.2 (abstract): Homa's tail latency well below pHost's for short
+    # messages; web search's messages up to 100 KB.
+    "homa-slowdown": lambda rows: all(
+        _p99(rows, "Homa", b) < _p99(rows, "pHost", b) for b in ("<=10KB", "10KB-100KB")),
     # LPD §V-B/C (Fig. 8a): deadlines are missed at fan-in 40 under every
     # protocol, none at 20, and LPD-e misses no more than DCTCP.
     "lpd-fig8a": lambda rows: (
@@ -93,6 +98,11 @@ QUICK_EFFECTS = {
 
 def _row(rows, series, x, key="faults.loss"):
     return next(r for r in rows if r["series"] == series and r[key] == x)
+
+
+def _p99(rows, series, size, workload="W5 (web search)"):
+    return next(float(r["slowdown_p99"]) for r in rows
+                if r["series"] == series and r["size"] == size and r["workload"] == workload)
 
 
 def _at(rows, series, x, key="fan-in"):

@@ -35,7 +35,7 @@ MLFQ = ("pias", "karuna")
 IMMINENCE = ("d2tcp", "lpd")
 EXPLICIT_RATE = ("rcp", "d3")
 IDEAL = ("fair", "srpt", "sjf", "edf", "fifo", "reservation", "optimal")
-PROTOCOLS = (*TCP_FAMILY, *EXPLICIT_RATE, "pfabric", "pdq", *IDEAL, "s3", "merp", "phost")
+PROTOCOLS = (*TCP_FAMILY, *EXPLICIT_RATE, "pfabric", "pdq", *IDEAL, "s3", "merp", "phost", "homa")
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,8 @@ KEYS: tuple[Key, ...] = (
        default="10ms"),
     _k("topology.queue", "name", "Switch queue discipline.", "droptail | ecn | priority | pfabric | priority_pushout",
        "MERP §4.3.1 (priority_pushout)",
-       "the protocol's (ecn for the DCTCP family, pfabric, priority with 2 classes for phost, ...)"),
+       "the protocol's (ecn for the DCTCP family, pfabric, priority with 2 classes for phost, "
+       "protocol.priorities for homa, ...)"),
     _k("topology.ecn_threshold", "size", "queue = \"ecn\": marking threshold K; queue = \"priority\": mark when "
        "the whole port (every class) holds more than K.", paper="DCTCP §4; PIAS (per-port ECN)",
        default="20 packets below 10 Gbps, 65 from 10 Gbps (priority: none, except under pias and karuna)"),
@@ -270,6 +271,22 @@ KEYS: tuple[Key, ...] = (
               "packets again (retransmission).", ("phost",), paper="pHost §3; YAPS capability_resend_timeout = 9"),
     _protocol("rts_retry_rtts", "number", "Base RTTs without a token or the final ACK after which a source "
               "sends its RTS again (dcflow's; neither the paper nor YAPS retries).", ("phost",)),
+    _protocol("rtt_bytes", "size", "RTTbytes: the bytes a message sends unscheduled, and that its receiver keeps "
+              "granted beyond what arrived.", ("homa",), paper="Homa §3.2; HomaSimulation 9.7-10 KB at 10 Gbps",
+              default="each path's bandwidth-delay product"),
+    _protocol("priorities", "integer", "Strict priority levels per switch port (1 to 8); sets "
+              "topology.priority_classes.", ("homa",), paper="Homa §3.4"),
+    _protocol("unscheduled_priorities", "integer", "Levels for unscheduled packets (the highest); 0: the share of "
+              "the workload's bytes that are unscheduled.", ("homa",), paper="Homa §3.4", default="0 (workload)"),
+    _protocol("unscheduled_cutoffs", "list of sizes", "Message sizes splitting the unscheduled levels, ascending; "
+              "empty: equal shares of the workload's unscheduled bytes.", ("homa",), paper="Homa §3.4",
+              default="[] (workload)"),
+    _protocol("overcommitment", "integer", "Messages a receiver grants at once; 0: the number of scheduled "
+              "levels.", ("homa",), paper="Homa §3.5; HomaSimulation numSendersToKeepGranted",
+              default="0 (scheduled levels)"),
+    _protocol("resend_timeout", "time", "Silence after which a receiver sends RESEND (and a sender waiting for "
+              "its receiver sends its first packet again).", ("homa",), paper="Homa §3.7; HomaModule resend_ticks",
+              default="10 x overcommitment x RTTbytes at line rate"),
     # -------------------------------------------------------------- workload
     _k("workload.pattern", "name", "Who sends to whom.",
        "aggregation | stride | staggered | permutation | all_to_all | explicit", "D3 §6.1, PDQ §5.1"),

@@ -51,12 +51,15 @@ pub trait HostEndpoint {
 pub enum HostAgent {
     /// pHost (Gao et al., CoNEXT'15).
     Phost(crate::phost::PhostHost),
+    /// Homa (Montazeri et al., SIGCOMM'18).
+    Homa(crate::homa::HomaHost),
 }
 
 macro_rules! each_host_agent {
     ($self:expr, $a:ident => $e:expr) => {
         match $self {
             HostAgent::Phost($a) => $e,
+            HostAgent::Homa($a) => $e,
         }
     };
 }

@@ -10,6 +10,7 @@ pub mod d3;
 pub mod merp;
 pub mod endpoint;
 pub mod flow_list;
+pub mod homa;
 pub mod host;
 pub mod packet;
 pub mod pacing;
@@ -24,6 +25,7 @@ pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
+pub use homa::{HomaConfig, HomaHost};
 pub use host::{HostAgent, HostEndpoint};
 pub use packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 pub use receiver::Receiver;

@@ -58,6 +58,9 @@ pub enum ProtocolConfig {
     /// pHost (Gao et al., CoNEXT'15): receiver-issued tokens, one agent
     /// per host ([`crate::HostEndpoint`]).
     Phost(crate::phost::PhostConfig),
+    /// Homa (Montazeri et al., SIGCOMM'18): unscheduled bytes, then SRPT
+    /// grants with overcommitment, 8 priority levels; one agent per host.
+    Homa(crate::homa::HomaConfig),
 }
 
 /// The ideal scheduling disciplines of the flow-level engine: a centralized
@@ -140,6 +143,7 @@ impl ProtocolConfig {
             ProtocolConfig::S3(_) => "s3",
             ProtocolConfig::Merp(_) => "merp",
             ProtocolConfig::Phost(_) => "phost",
+            ProtocolConfig::Homa(_) => "homa",
         }
     }
 
@@ -182,6 +186,7 @@ impl ProtocolConfig {
             ProtocolConfig::S3(c) => c.validate(),
             ProtocolConfig::Merp(c) => c.validate(),
             ProtocolConfig::Phost(c) => c.validate(),
+            ProtocolConfig::Homa(c) => c.validate(),
             // Ideal disciplines: a flag, nothing to check.
             _ => Ok(()),
         }
@@ -205,6 +210,8 @@ impl ProtocolConfig {
             ProtocolConfig::Pias(_) | ProtocolConfig::Karuna(_) => QueueNeed::PriorityEcn(self.priority_classes() as u32),
             // pHost §3: two strict priority levels on commodity switches.
             ProtocolConfig::Phost(_) => QueueNeed::Priority(crate::phost::header::CLASSES),
+            // Homa §3.4: the switches' strict priority levels.
+            ProtocolConfig::Homa(c) => QueueNeed::Priority(c.priorities),
             ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) | ProtocolConfig::L2dct(_) => {
                 QueueNeed::Ecn
             }
@@ -236,7 +243,7 @@ impl ProtocolConfig {
     /// rather than per flow: the packet engine then runs one
     /// [`crate::HostAgent`] per host and no per-flow sender or receiver.
     pub fn host_scheduled(&self) -> bool {
-        matches!(self, ProtocolConfig::Phost(_))
+        matches!(self, ProtocolConfig::Phost(_) | ProtocolConfig::Homa(_))
     }
 
     /// The agent of a host whose access link runs at `line_rate`, in a
@@ -244,7 +251,19 @@ impl ProtocolConfig {
     pub fn host_agent(&self, line_rate: Rate, mtu: u32) -> Option<crate::HostAgent> {
         match self {
             ProtocolConfig::Phost(c) => Some(crate::HostAgent::Phost(crate::phost::PhostHost::new(c, line_rate, mtu))),
+            ProtocolConfig::Homa(c) => Some(crate::HostAgent::Homa(crate::homa::HomaHost::new(c, line_rate, mtu))),
             _ => None,
+        }
+    }
+
+    /// The section as a run resolves it against its flows: `sizes` are
+    /// the flows' sizes and `bdp` the topology's largest bandwidth-delay
+    /// product in bytes. Only Homa reads them: its unscheduled cutoffs come
+    /// from the workload (Homa §3.4).
+    pub fn for_run(&self, sizes: &[u64], bdp: u64) -> ProtocolConfig {
+        match self {
+            ProtocolConfig::Homa(c) => ProtocolConfig::Homa(c.resolved(sizes, bdp)),
+            p => p.clone(),
         }
     }
 

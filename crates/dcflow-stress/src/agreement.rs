@@ -29,8 +29,8 @@ pub const SRPT_BOUND: f64 = 1.25;
 /// the others' tokens expire, and their destinations downgrade it for 25
 /// MTU times (pHost §3); and destinations token without seeing the core, so
 /// on the oversubscribed tree (3:1) data queues and drops there (pHost
-/// assumes a full-bisection fabric, §2). Measured: 1.25-1.29 on the k = 4
-/// fat-tree (full bisection), 1.28-1.47 on the 2:1 leaf-spine, 1.4-2.0 on
+/// assumes a full-bisection fabric, §2). Measured: 1.24-1.29 on the k = 4
+/// fat-tree (full bisection), 1.28-1.47 on the 2:1 leaf-spine, 1.39-2.01 on
 /// the tree, whose cells fail.
 pub const PHOST_BOUND: f64 = 1.5;
 /// S3's and MERP's mean FCT over their ideal orders on the fluid engine
@@ -79,6 +79,8 @@ pub const PAIRS: &[Pair] = &[
     pair("pdq", "pdq-full", "srpt", false, Some(SRPT_BOUND)),
     pair("pfabric", "pfabric", "srpt", false, Some(SRPT_BOUND)),
     pair("phost", "phost", "srpt", false, Some(PHOST_BOUND)),
+    // Homa's receivers grant in SRPT order (Homa §3.4), its senders send so.
+    pair("homa", "homa", "srpt", false, Some(SRPT_BOUND)),
     pair("pdq-deadline", "pdq-full", "pdq", true, Some(SRPT_BOUND)),
     pair("s3", "s3", "s3", true, Some(ORDER_BOUND)),
     Pair { expansion_bound: Some(EXPANSION_BOUND), ..pair("merp", "merp", "merp", false, Some(ORDER_BOUND)) },

@@ -47,6 +47,11 @@ const S3_RTO: Dur = Dur::us(150);
 /// pHost's destination tokens missing packets again `resend_after` (9) MTU
 /// transmission times after its last round: 108 us at 1 Gbps.
 const PHOST_RTO: Dur = Dur::us(108);
+/// Homa's receivers ask for missing bytes after `resend_timeout` of silence
+/// (Homa §3.7). Its default is 10 x overcommitment x RTTbytes at line rate
+/// (docs/fidelity-homa.md), different per topology and workload; 2 ms is
+/// the allowance the end bound gives it here, and every cell passes with it.
+const HOMA_RTO: Dur = Dur::ms(2);
 
 /// Every packet-engine protocol and variant, in table order.
 pub const PROTOCOLS: &[Protocol] = &[
@@ -82,6 +87,9 @@ pub const PROTOCOLS: &[Protocol] = &[
     // Karuna (SIGCOMM'16): the incast-deadline columns' flows are all type 1
     // (MCP), the others' half type 2 and half type 3.
     Protocol { workload: "known_size_fraction = 0.5\n", ..protocol("karuna", "name = \"karuna\"", TCP_RTO, false) },
+    // Homa (Montazeri et al., SIGCOMM'18): one agent per host, RESEND after
+    // a silent resend_timeout.
+    protocol("homa", "name = \"homa\"", HOMA_RTO, false),
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).

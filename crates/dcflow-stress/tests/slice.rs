@@ -39,14 +39,14 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // receiver's port for tens of ms; the destination's retransmission
     // rounds (9 MTU times) and downgrades fire long before its tokened
     // packets get past them, and the duplicates take the port. YAPS's rule
-    // (free tokens only for flows of at most 8 packets) ends it in 1.14 x
+    // (free tokens only for flows of at most 8 packets) ends it in 1.15 x
     // the fair makespan at 200 senders (docs/fidelity-phost.md).
     ("phost", "incast-500-deadline"),
 ];
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
 /// ones a 500-flow incast has livelocked.
-const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp", "phost"];
+const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp", "phost", "homa"];
 
 fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {
     let protocols: Vec<_> =

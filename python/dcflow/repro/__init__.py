@@ -20,7 +20,7 @@ scenario and catches :class:`dcflow.ScenarioError`, so an entry becomes
 runnable by itself once the protocol or engine it needs lands. Nothing is faked.
 
 To add an entry: write an :class:`Entry` in a module of this package and pass
-it to :func:`register` (one module per paper: ``pdq.py``, ``d3.py``, ``merp.py``, ...; shared series and settings in ``common.py``).
+it to :func:`register` (one module per paper: ``pdq.py``, ``d3.py``, ``merp.py``, ``homa.py``, ...; shared series and settings in ``common.py``).
 """
 
 from __future__ import annotations
@@ -346,4 +346,4 @@ def listing() -> list[tuple[Entry, str]]:
 
 
 # Register the built-in entries (import for side effects).
-from dcflow.repro import d3, examples, lpd, lpd_oldi, merp, pdq, pdq_flow, phost, pias, s3  # noqa: E402,F401
+from dcflow.repro import d3, examples, homa, lpd, lpd_oldi, merp, pdq, pdq_flow, phost, pias, s3  # noqa: E402,F401

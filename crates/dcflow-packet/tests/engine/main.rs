@@ -4,6 +4,8 @@
 
 mod d3_counters;
 mod endpoints;
+mod homa;
+mod host_agents;
 mod host_link;
 mod invariants;
 mod l2dct;
