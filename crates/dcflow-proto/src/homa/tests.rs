@@ -27,6 +27,7 @@ fn info(id: FlowId, size: u64, dst: u32) -> FlowInfo {
         size: Bytes(size),
         start: Time::ZERO,
         deadline: None,
+        size_known: false,
         mss: MSS,
         line_rate: Rate::gbps(10),
         base_rtt: Dur::us(4),
