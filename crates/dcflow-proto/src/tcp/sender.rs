@@ -144,7 +144,7 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             cwnd: cfg.init_cwnd.max(1) as u64 * mss,
-            ssthresh: u64::MAX,
+            ssthresh: cfg.init_ssthresh.map_or(u64::MAX, |s| s.max(1) as u64 * mss),
             ca_acked: 0,
             dupacks: 0,
             in_recovery: false,

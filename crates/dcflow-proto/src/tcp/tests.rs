@@ -254,6 +254,26 @@ fn config_defaults_and_unknown_keys() {
     assert!(d.validate().is_ok());
     assert_eq!(DctcpConfig { g: 0.0, ..d }.validate().unwrap_err().key, "g");
     assert_eq!(TcpConfig { init_cwnd: 0, ..TcpConfig::default() }.validate().unwrap_err().key, "init_cwnd");
+    assert_eq!(TcpConfig { init_ssthresh: Some(0), ..TcpConfig::default() }.validate().unwrap_err().key, "init_ssthresh");
+}
+
+#[test]
+fn slow_start_ends_at_the_initial_ssthresh() {
+    // One window of 4 packets, each ACKed: unset (arbitrarily high, RFC
+    // 5681 §3.1) it is slow start, one MSS per ACK; at an initial ssthresh
+    // of 4 packets it is congestion avoidance, one MSS per window.
+    let window_after_one_rtt = |init_ssthresh| {
+        let cfg = TcpConfig { init_cwnd: 4, init_ssthresh, ..no_hs() };
+        let mut s = TcpSender::new(info(1_000_000), &cfg);
+        let out = drain(&mut s, Time::ZERO);
+        assert_eq!(out.len(), 4);
+        for p in &out {
+            s.handle_packet(Time(100), &ack(p.seq + p.payload as u64, p.seq, p.sent_at));
+        }
+        (s.ssthresh(), s.cwnd())
+    };
+    assert_eq!(window_after_one_rtt(None), (u64::MAX, 8 * MSS));
+    assert_eq!(window_after_one_rtt(Some(4)), (4 * MSS, 5 * MSS));
 }
 
 #[test]
