@@ -86,14 +86,16 @@ HTSIM_NETWORK: dict[str, Any] = {
 #: "Settings matched", with file:line); the defaults stay the papers'.
 HTSIM_MATCHED: dict[str, dict[str, Any]] = {
     # tcp.cpp:30 cwnd 10 packets and :32 ssthresh 100 packets at the start;
-    # :43 RTO 3 s before the first sample; :183-184 never below 250 ms; :292
-    # fast retransmit at 3 duplicate ACKs; :386-398 a SYN before the data.
+    # :43 RTO 3 s before the first sample; :141, :160-180 an RTT sample from
+    # every ACK's echoed send time, retransmissions included; :183-184 never
+    # below 250 ms; :292 fast retransmit at 3 duplicate ACKs; :386-398 a SYN
+    # before the data.
     "tcp": {"name": "tcp", "init_cwnd": 10, "init_ssthresh": 100, "rto_min": "250ms", "rto_init": "3s",
-            "handshake": True},
+            "timestamps": True, "handshake": True},
     # dctcp.cpp:19-21 alpha from 0, RTO 10 ms before the first sample; :58
     # g = 1/16; the rest is TcpSrc's.
     "dctcp": {"name": "dctcp", "init_cwnd": 10, "init_ssthresh": 100, "rto_min": "250ms", "rto_init": "10ms",
-              "handshake": True, "alpha_init": 0.0, "g": 0.0625},
+              "timestamps": True, "handshake": True, "alpha_init": 0.0, "g": 0.0625},
 }
 
 

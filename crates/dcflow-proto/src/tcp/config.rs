@@ -45,6 +45,13 @@ pub struct TcpConfig {
     /// start with (htsim's TcpSrc: 100 packets, docs/validation.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,
+    /// Take an RTT sample from every ACK, those answering retransmissions
+    /// included, as the echoed timestamp of RFC 7323 §4 allows (htsim's
+    /// TcpSrc does so, docs/validation.md). Default false: Karn's rule (RFC
+    /// 6298 §3), no sample from a retransmission, so a backed-off RTO stays
+    /// backed off until new data is acknowledged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timestamps: bool,
     /// SYN / SYN-ACK exchange (one RTT) before the first data packet. Default
     /// true, as in the papers' TCP baselines.
     pub handshake: bool,
@@ -73,6 +80,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             max_cwnd: None,
             init_ssthresh: None,
+            timestamps: false,
             handshake: true,
             priority_deadlines: Vec::new(),
             stop_at_deadline: false,
@@ -133,6 +141,9 @@ pub struct DctcpConfig {
     /// See [`TcpConfig::init_ssthresh`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init_ssthresh: Option<u32>,
+    /// See [`TcpConfig::timestamps`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timestamps: bool,
     /// See [`TcpConfig::handshake`].
     pub handshake: bool,
     /// See [`TcpConfig::stop_at_deadline`].
@@ -161,6 +172,7 @@ impl DctcpConfig {
             dupack_threshold: t.dupack_threshold,
             max_cwnd: t.max_cwnd,
             init_ssthresh: t.init_ssthresh,
+            timestamps: t.timestamps,
             handshake: t.handshake,
             stop_at_deadline: t.stop_at_deadline,
             g: 1.0 / 16.0,
@@ -176,6 +188,7 @@ impl DctcpConfig {
             dupack_threshold: self.dupack_threshold,
             max_cwnd: self.max_cwnd,
             init_ssthresh: self.init_ssthresh,
+            timestamps: self.timestamps,
             handshake: self.handshake,
             priority_deadlines: Vec::new(),
             stop_at_deadline: self.stop_at_deadline,
@@ -255,7 +268,7 @@ fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &str, own: &
         None => Ok(()),
         Some(key) => Err(ConfigError::new(
             key.clone(),
-            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, init_ssthresh, handshake, stop_at_deadline, g, alpha_init"),
+            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, init_ssthresh, timestamps, handshake, stop_at_deadline, g, alpha_init"),
         )),
     }
 }

@@ -277,6 +277,32 @@ fn slow_start_ends_at_the_initial_ssthresh() {
 }
 
 #[test]
+fn timestamps_take_rtt_samples_from_retransmissions_karn_does_not() {
+    // After a timeout the RTO is backed off; the ACK of the retransmitted
+    // segment resets it with `timestamps`, and leaves it under Karn's rule.
+    let rto_after_retransmission = |timestamps| {
+        let cfg = TcpConfig { rto_min: Dur::us(200), timestamps, ..no_hs() };
+        let mut s = TcpSender::new(info(10 * MSS), &cfg);
+        let first = drain(&mut s, Time::ZERO);
+        s.handle_packet(Time::ZERO + Dur::us(100), &ack(MSS, 0, first[0].sent_at));
+        let _ = drain(&mut s, Time::ZERO + Dur::us(100));
+        let fire = s.poll_timeout().expect("timer running");
+        s.handle_timeout(fire);
+        let retx = drain(&mut s, fire);
+        assert!(retx[0].retransmit);
+        let backed_off = s.rto();
+        let mut a = ack(2 * MSS, MSS, retx[0].sent_at);
+        a.retransmit = true;
+        s.handle_packet(fire + Dur::us(100), &a);
+        (backed_off, s.rto())
+    };
+    let (backed_off, karn) = rto_after_retransmission(false);
+    assert_eq!(karn, backed_off);
+    let (_, ts) = rto_after_retransmission(true);
+    assert!(ts < backed_off, "{ts:?} < {backed_off:?}");
+}
+
+#[test]
 fn waits_for_flow_start() {
     let mut i = info(1000);
     i.start = Time(500);
