@@ -61,14 +61,15 @@ impl Sim {
     /// Drain a sender's outputs and re-arm its timer.
     pub(crate) fn drive_sender(&mut self, f: FlowId) {
         let now = self.now;
-        if self.flows[f as usize].no_path {
+        let flow = &self.flows[f as usize];
+        if flow.no_path || flow.sender.is_none() {
             return;
         }
-        loop {
-            let Some(sender) = self.flows[f as usize].sender.as_mut() else { return };
-            let Some(pkt) = sender.poll_transmit(now) else { break };
+        self.driving = Some(f);
+        while let Some(pkt) = self.flows[f as usize].sender.as_mut().and_then(|s| s.poll_transmit(now)) {
             self.inject(pkt);
         }
+        self.driving = None;
         let flow = &mut self.flows[f as usize];
         let sender = flow.sender.as_mut().expect("driven senders exist");
         let mut terminated = false;
@@ -96,9 +97,11 @@ impl Sim {
 
     fn drive_receiver(&mut self, f: FlowId) {
         let now = self.now;
+        self.driving = Some(f);
         while let Some(pkt) = self.flows[f as usize].receiver.as_mut().and_then(|r| r.poll_transmit(now)) {
             self.inject(pkt);
         }
+        self.driving = None;
         let flow = &mut self.flows[f as usize];
         let receiver = flow.receiver.as_mut().expect("driven receivers exist");
         let mut finished = false;
@@ -150,12 +153,17 @@ impl Sim {
     }
 
     /// Packet `idx` leaves the network without reaching its endpoint (a
-    /// drop): its flow may now be quiet.
+    /// drop): its flow may now be quiet, unless its endpoint is being
+    /// drained right now (the drop came from a packet it just handed over,
+    /// or one that packet pushed out): releasing it mid-drain would lose
+    /// the rest of its output, and the drain ends with the same check.
     pub(crate) fn discard(&mut self, idx: u32) {
         let f = self.packets.get(idx).flow;
         self.packets.free(idx);
         self.flows[f as usize].in_flight -= 1;
-        self.release_if_quiet(f);
+        if self.driving != Some(f) {
+            self.release_if_quiet(f);
+        }
     }
 
     /// Release the endpoints of flow `f` if it is quiet (see the module's

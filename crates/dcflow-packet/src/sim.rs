@@ -119,6 +119,8 @@ pub struct Sim {
     /// Keep every flow's endpoints to the end (the monitor samples flows);
     /// otherwise a quiet flow's are released (`endpoints.rs`).
     pub keep_endpoints: bool,
+    /// The flow whose sender or receiver the engine is draining (`endpoints.rs`).
+    pub(crate) driving: Option<FlowId>,
 }
 
 impl Sim {
@@ -170,6 +172,7 @@ impl Sim {
             changes: Vec::new(),
             convergence: Dur::ZERO,
             keep_endpoints: false,
+            driving: None,
         }
     }
 
