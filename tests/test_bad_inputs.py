@@ -63,6 +63,25 @@ def test_an_error_inside_protocol_names_its_key(tmp_path):
     only(tmp_path, "s.toml")
 
 
+PHOST = SMALL.replace('name = "rcp"', 'name = "phost"')
+
+
+@pytest.mark.parametrize("override,start,needles", [
+    ("protocol.token_expiri=2", "protocol.token_expiri: unknown key (did you mean 'token_expiry'?)", ["downgrade_after"]),
+    # A key of another protocol does not apply to pHost.
+    ("protocol.rto_min=5ms", "protocol.rto_min: unknown key; allowed in [protocol]: name, free_tokens", []),
+    ("protocol.token_expiry=0", "protocol.token_expiry: must be a positive number", ["1.5"]),
+    ("protocol.resend_after=-3", "protocol.resend_after: must be a positive number", ["9"]),
+    ("protocol.free_tokens_for=some", "protocol.free_tokens_for: unknown value 'some'; allowed: all, short", []),
+    ("protocol.unscheduled=medium", "protocol.unscheduled: unknown value 'medium'; allowed: high, low", []),
+    ("protocol.free_tokens_for=short", "protocol.free_tokens: must be a positive number of packets", ["short"]),
+])
+def test_a_bad_phost_key_is_refused_naming_it(override, start, needles, tmp_path):
+    scenario = write(tmp_path, PHOST, "s.toml")
+    refused(dcflow("run", scenario, "--set", override, "-o", tmp_path / "out"), start, *needles)
+    only(tmp_path, "s.toml")
+
+
 # ------------------------------------------------------------------ files
 def test_tables_nested_500_deep_are_refused(tmp_path):
     deep = "x = " + "[" * 500 + "]" * 500 + "\n"

@@ -22,7 +22,7 @@ REQUIRED = ["pdq-fig3a", "pdq-fig3b", "pdq-fig3c", "pdq-fig3d", "pdq-fig3e", "pd
             "s3-fig6a", "s3-fig6b", "s3-fig6c", "s3-fig7a", "s3-fig7b", "s3-fig7c", "s3-fig8", "s3-fig10", "s3-fig12",
             "s3-fig13a", "s3-fig13b", "s3-fig13c", "s3-fig13d", "s3-fig14",
             "merp-fig4", "merp-fig5", "merp-fig6", "merp-fig7", "merp-fig8", "merp-fig9", "merp-fig10",
-            "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14"]
+            "merp-fig11", "merp-fig12", "merp-fig12b", "merp-fig13", "merp-fig14", "phost-slowdown"]
 
 
 def test_catalog_lists_every_entry_sorted_in_aligned_columns():
@@ -69,6 +69,12 @@ QUICK_EFFECTS = {
     "pdq-fig9b": lambda rows: all(
         float(_row(rows, s, "3")["paper"]) == pytest.approx(f * float(_row(rows, s, "0")["y_mean"]), rel=1e-5)
         for s, f in (("PDQ(Full)", 1.114), ("TCP", 1.447))),
+    # pHost §4: both near-optimal; every size's mean slowdown under 2, pHost's within 30% of pFabric's.
+    "phost-slowdown": lambda rows: all(
+        1 <= float(r["slowdown_mean"]) < 2
+        and float(r["slowdown_mean"]) <= 1.3 * float(next(q["slowdown_mean"] for q in rows
+                                                          if q["series"] == "pFabric" and q["sizes"] == r["sizes"]))
+        for r in rows),
     # D3 §6.1.3 (Fig. 15): beyond its limit D3 collapses, with quenching it declines less.
     "d3-fig15": lambda rows: _at(rows, "D3", "4000", "workload.rate") < _at(rows, "D3 with quenching", "4000",
                                                                           "workload.rate"),

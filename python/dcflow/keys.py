@@ -34,7 +34,7 @@ DCTCP_FAMILY = ("dctcp", "d2tcp", "lpd", "l2dct")
 IMMINENCE = ("d2tcp", "lpd")
 EXPLICIT_RATE = ("rcp", "d3")
 IDEAL = ("fair", "srpt", "sjf", "edf", "fifo", "reservation", "optimal")
-PROTOCOLS = (*TCP_FAMILY, *EXPLICIT_RATE, "pfabric", "pdq", *IDEAL, "s3", "merp")
+PROTOCOLS = (*TCP_FAMILY, *EXPLICIT_RATE, "pfabric", "pdq", *IDEAL, "s3", "merp", "phost")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,8 @@ KEYS: tuple[Key, ...] = (
     _k("topology.conga_aging", "time", "routing = \"conga\": age after which a Congestion-To-Leaf entry counts as 0.",
        default="10ms"),
     _k("topology.queue", "name", "Switch queue discipline.", "droptail | ecn | priority | pfabric | priority_pushout",
-       "MERP §4.3.1 (priority_pushout)", "the protocol's (ecn for the DCTCP family, pfabric, ...)"),
+       "MERP §4.3.1 (priority_pushout)",
+       "the protocol's (ecn for the DCTCP family, pfabric, priority with 2 classes for phost, ...)"),
     _k("topology.ecn_threshold", "size", "queue = \"ecn\": marking threshold K.", paper="DCTCP §4",
        default="20 packets below 10 Gbps, 65 from 10 Gbps"),
     _k("topology.priority_classes", "integer", "queue = \"priority\": strict-priority classes.", default="8"),
@@ -245,6 +246,26 @@ KEYS: tuple[Key, ...] = (
     _protocol("rto_min", "time", "Floor of the retransmission timeout SRTT + 4 RTTVAR.", ("merp",)),
     _protocol("early_termination", "bool", "Fluid engine: drop deadline flows that cannot meet their deadline.",
               ("merp",)),
+    _protocol("free_tokens", "integer", "Packets a flow sends unscheduled at its start; 0: the path's BDP.",
+              ("phost",), paper="pHost §3; YAPS capability_initial = 8", default="0 (BDP)"),
+    _protocol("free_tokens_for", "name", "all: every flow gets free tokens; short: only a flow of at most "
+              "free_tokens packets, all of them (YAPS).", ("phost",), "all | short",
+              paper="pHost §3; YAPS capabilityflow.cpp init_capa_size"),
+    _protocol("unscheduled", "name", "Priority of data sent on free tokens (scheduled data is low).",
+              ("phost",), "high | low", paper="pHost §3; YAPS sends all data low"),
+    _protocol("wake_on", "name", "What wakes a destination with no flow it may token: packet: any packet "
+              "(a source answering its tokens ends its downgrade at once); timer: only its earliest timer or a "
+              "new RTS (YAPS).", ("phost",), "packet | timer", paper="pHost §3; YAPS capabilityhost.cpp"),
+    _protocol("token_expiry", "number", "A token expires this many MTU transmission times after it arrives.",
+              ("phost",), paper="pHost §3; YAPS capability_timeout = 1.5"),
+    _protocol("downgrade_after", "integer", "Unanswered tokens after which a destination downgrades the source; "
+              "0: the path's BDP.", ("phost",), paper="pHost §3; YAPS capability_window = 8", default="0 (BDP)"),
+    _protocol("downgrade_for", "number", "MTU transmission times a downgraded source gets no tokens.",
+              ("phost",), paper="pHost §3; YAPS capability_window_timeout = 25"),
+    _protocol("resend_after", "number", "MTU transmission times a destination waits before tokening missing "
+              "packets again (retransmission).", ("phost",), paper="pHost §3; YAPS capability_resend_timeout = 9"),
+    _protocol("rts_retry_rtts", "number", "Base RTTs without a token or the final ACK after which a source "
+              "sends its RTS again (dcflow's; neither the paper nor YAPS retries).", ("phost",)),
     # -------------------------------------------------------------- workload
     _k("workload.pattern", "name", "Who sends to whom.",
        "aggregation | stride | staggered | permutation | all_to_all | explicit", "D3 §6.1, PDQ §5.1"),

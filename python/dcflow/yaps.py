@@ -21,16 +21,17 @@ LEAVES, HOSTS_PER_LEAF, SPINES = 9, 16, 4
 #: packet is 1500 bytes on the wire.
 HDR_SIZE, MSS = 40, 1460
 
-#: YAPS's identifiers (ext/factory.h): queue_type, flow_type per protocol.
-_PROTOCOLS = {"pfabric": (2, 2), "tcp": (1, 42), "dctcp": (5, 43)}
-_QUEUE_OF = {"pfabric": "pfabric", "tcp": "droptail", "dctcp": "ecn"}
+#: YAPS's identifiers (ext/factory.h): queue_type, flow_type, host_type per
+#: protocol. pHost is the capability flow on capability hosts over the
+#: pFabric queue (py/run_experiments.py, conf_str_phost).
+_PROTOCOLS = {"pfabric": (2, 2, 1), "tcp": (1, 42, 1), "dctcp": (5, 43, 1), "phost": (2, 112, 12)}
+_QUEUE_OF = {"pfabric": "pfabric", "tcp": "droptail", "dctcp": "ecn", "phost": "priority"}
 
 #: Keys every YAPS configuration carries, as py/run_experiments.py writes
-#: them; YAPS reads none of them for a trace-driven run of these protocols
-#: but asserts on a missing colon and zero-fills absent ones.
+#: them; YAPS asserts on a missing colon and zero-fills absent ones. Only
+#: pHost reads the capability keys, which its `[protocol]` keys replace.
 _FIXED = """preemptive_queue: 0
 big_switch: 0
-host_type: 1
 traffic_imbalance: 0
 mean_flow_size: 0
 reauth_limit: 3
@@ -110,11 +111,13 @@ def _network(t: dict[str, Any]) -> dict[str, Any]:
 def _transport(p: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
     """YAPS's transport keys from `[protocol]` (and DCTCP's K)."""
     name = p["name"]
-    _require(name in _PROTOCOLS, "protocol.name", "YAPS runs \"pfabric\", \"tcp\" or \"dctcp\"")
+    _require(name in _PROTOCOLS, "protocol.name", "YAPS runs \"pfabric\", \"tcp\", \"dctcp\" or \"phost\"")
     _require(t.get("queue", _QUEUE_OF[name]) == _QUEUE_OF[name], "topology.queue",
              f"YAPS runs {name} over a \"{_QUEUE_OF[name]}\" queue")
-    queue_type, flow_type = _PROTOCOLS[name]
-    out: dict[str, Any] = {"queue_type": queue_type, "flow_type": flow_type}
+    queue_type, flow_type, host_type = _PROTOCOLS[name]
+    out: dict[str, Any] = {"queue_type": queue_type, "flow_type": flow_type, "host_type": host_type}
+    if name == "phost":
+        return {**out, **_phost(p)}
     if name == "pfabric":
         # One window and one timeout for every flow (coresim/flow.cpp:35-42).
         _require(p.get("init_window", 0) > 0, "protocol.init_window",
@@ -139,6 +142,29 @@ def _transport(p: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _phost(p: dict[str, Any]) -> dict[str, Any]:
+    """YAPS's capability keys from pHost's `[protocol]` (run/params.cpp:94-125;
+    the times in full-packet transmission times, as dcflow's)."""
+    # ext/capabilityflow.cpp:375-377: only a flow of at most
+    # capability_initial packets gets free tokens, all of them.
+    _require(p.get("free_tokens_for") == "short", "protocol.free_tokens_for",
+             "YAPS gives free tokens only to flows that fit in them; set \"short\"")
+    # ext/capabilityflow.cpp:58: every data packet at priority 2 (with
+    # capability_prio_thresh unset, 0), below the control packets' 0.
+    _require(p.get("unscheduled") == "low", "protocol.unscheduled",
+             "YAPS sends every data packet at the low priority; set \"low\"")
+    _require(p.get("wake_on") == "timer", "protocol.wake_on",
+             "YAPS's destination wakes only on its timer or an RTS; set \"timer\"")
+    _require(p.get("downgrade_after", 0) > 0, "protocol.downgrade_after",
+             "YAPS has one downgrade threshold for every flow; set it (YAPS's pHost uses 8)")
+    return {"capability_initial": p["free_tokens"], "capability_timeout": float(p["token_expiry"]),
+            "capability_window": p["downgrade_after"], "capability_window_timeout": float(p["downgrade_for"]),
+            "capability_resend_timeout": float(p["resend_after"]), "capability_third_level": 1,
+            "capability_fourth_level": 0,
+            # conf_str_phost's; the capability flow reads neither.
+            "init_cwnd": 2, "max_cwnd": 6, "retx_timeout": 9.50003e-06}
+
+
 def config(resolved: dict[str, Any], trace_name: str, flows: int) -> str:
     """The YAPS configuration for `resolved` (a resolved scenario) reading
     the trace `trace_name` (relative to where YAPS runs) of `flows` flows.
@@ -151,4 +177,5 @@ def config(resolved: dict[str, Any], trace_name: str, flows: int) -> str:
     keys.update(num_flow=flows, flow_trace=trace_name, use_flow_trace=1, cut_through=0, hdr_size=HDR_SIZE, load=0.5)
     keys.setdefault("dctcp_mark_thresh", 0)
     lines = [f"{k}: {v:.12g}" if isinstance(v, float) else f"{k}: {v}" for k, v in keys.items()]
-    return "\n".join(lines) + "\n" + _FIXED
+    fixed = [line for line in _FIXED.splitlines() if line.split(":")[0] not in keys]
+    return "\n".join(lines + fixed) + "\n"

@@ -25,6 +25,13 @@ impl Sim {
             self.events.push(next.spec.start, Event::FlowStart(next.spec.id));
         }
         self.started += 1;
+        self.flows[f as usize].started = true;
+        if self.hosts.scheduled {
+            if self.router.is_none() || self.route_new_flow(f) {
+                self.start_host_flow(f);
+            }
+            return;
+        }
         let flow = &mut self.flows[f as usize];
         let mut receiver = Receiver::new(flow.info);
         // The receiver's own access link bounds what it can take (PDQ §3.2).
@@ -124,6 +131,9 @@ impl Sim {
     /// larger than a cache line, and copying it out cost more than reading it.
     #[inline]
     pub(crate) fn deliver(&mut self, idx: u32) {
+        if self.hosts.scheduled {
+            return self.deliver_to_host(idx);
+        }
         let pkt = self.packets.get(idx);
         let (reverse, f) = (pkt.reverse, pkt.flow);
         let now = self.now;

@@ -49,7 +49,7 @@ impl Sim {
         self.router.as_mut().expect("faults route hop by hop").converge(&self.topo, &down);
         for f in 0..self.flows.len() as FlowId {
             let flow = &self.flows[f as usize];
-            if flow.sender.is_none() || flow.done() {
+            if !flow.started || flow.done() {
                 continue;
             }
             let (src, dst) = (flow.spec.src, flow.spec.dst);
@@ -80,7 +80,7 @@ impl Sim {
     /// `None` for flows not running or unreachable.
     fn reference_path(&self, f: FlowId) -> Option<Vec<LinkId>> {
         let flow = &self.flows[f as usize];
-        if flow.sender.is_none() || flow.done() {
+        if !flow.started || flow.done() {
             return None;
         }
         if flow.pinned {

@@ -43,6 +43,9 @@ pub struct FlowState {
     pub pinned: bool,
     /// Terminated because failures left no path to its destination.
     pub no_path: bool,
+    /// The flow has started (its endpoints, or its source's host agent,
+    /// took it).
+    pub started: bool,
 }
 
 impl FlowState {

@@ -5,6 +5,7 @@ mod arena;
 mod endpoints;
 mod faults;
 mod flows;
+mod hosts;
 mod monitor;
 mod router;
 mod sim;
@@ -101,6 +102,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 hash,
                 pinned: false,
                 no_path: false,
+                started: false,
             }
         })
         .collect();
@@ -186,7 +188,8 @@ fn subflow_paths_of(routes: &Routes, src: u32, dst: u32, subflows: usize, choice
 }
 
 fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
-    let flows: Vec<FlowRecord> = sim.flows.iter().map(record).collect();
+    let flows: Vec<FlowRecord> =
+        sim.flows.iter().map(|f| record(f, sim.hosts.bytes_delivered(f).unwrap_or_else(|| f.bytes_delivered()))).collect();
     let stats = RunStats {
         status: end.status,
         sim_time_s: end.at.as_secs_f64(),
@@ -197,6 +200,7 @@ fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)
         utilization,
         utilization_links: measured.iter().map(|&(l, _)| sim.topo.links[l as usize].name.clone()).collect(),
         retransmits: sim.counters.released_retransmits
+            + sim.hosts.retransmits()
             + sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.retransmits()).sum::<u64>(),
         timeouts: sim.counters.released_timeouts
             + sim.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts()).sum::<u64>(),
@@ -208,7 +212,7 @@ fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)
     RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.series.rows) }
 }
 
-fn record(f: &FlowState) -> FlowRecord {
+fn record(f: &FlowState, bytes_delivered: u64) -> FlowRecord {
     let start = f.spec.start;
     let deadline = f.spec.deadline.map(|d| start + d);
     let fct = f.finish.map(|t| t - start);
@@ -226,7 +230,7 @@ fn record(f: &FlowState) -> FlowRecord {
         slowdown: fct.map(|d| d.as_secs_f64() / ideal),
         met_deadline: deadline.map(|d| !f.terminated && f.finish.is_some_and(|t| t <= d)),
         terminated: f.terminated,
-        bytes_delivered: f.bytes_delivered(),
+        bytes_delivered,
         no_path: f.no_path,
     }
 }

@@ -28,6 +28,8 @@ pub enum Event {
     Arrive(u32),
     /// A flow's sender timer.
     SenderTimer(FlowId),
+    /// A host agent's timer (host-scheduled protocols, `hosts.rs`).
+    HostTimer(dcflow_core::NodeId),
     /// Take a monitor sample.
     Sample,
     /// Timed fault `i` (`Sim::changes`): links go down or up.
@@ -119,6 +121,9 @@ pub struct Sim {
     /// Keep every flow's endpoints to the end (the monitor samples flows);
     /// otherwise a quiet flow's are released (`endpoints.rs`).
     pub keep_endpoints: bool,
+    /// Host-scheduled protocols: each host's agent and its armed timer
+    /// (`hosts.rs`); empty for per-flow protocols.
+    pub hosts: crate::hosts::Hosts,
     /// The flow whose sender or receiver the engine is draining (`endpoints.rs`).
     pub(crate) driving: Option<FlowId>,
 }
@@ -172,6 +177,7 @@ impl Sim {
             changes: Vec::new(),
             convergence: Dur::ZERO,
             keep_endpoints: false,
+            hosts: crate::hosts::Hosts::new(protocol),
             driving: None,
         }
     }
@@ -211,12 +217,17 @@ impl Sim {
 
     /// After a completed run: the events left (FIN exchanges, stale timers)
     /// up to `stop`, so that the switches' soft state sees every flow leave.
+    /// Host agents' timers are not run: those agents keep no state in the
+    /// switches, and a source may keep retrying a flow whose outcome is
+    /// settled (e.g. one terminated for want of a path).
     pub fn drain(&mut self, stop: Option<Time>) {
         while let Some((t, ev)) = self.events.pop() {
             if stop.is_some_and(|s| t > s) {
                 break;
             }
-            self.step(t, ev);
+            if !matches!(ev, Event::HostTimer(_)) {
+                self.step(t, ev);
+            }
         }
     }
 
@@ -227,6 +238,7 @@ impl Sim {
             Event::TxDone(l) => self.tx_done(l),
             Event::Arrive(p) => self.arrive(p),
             Event::SenderTimer(f) => self.sender_timer(f),
+            Event::HostTimer(n) => self.host_timer(n),
             Event::Sample => self.sample(),
             Event::LinkChange(i) => self.link_change(i),
             Event::Converge => self.converge(),

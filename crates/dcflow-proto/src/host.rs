@@ -43,3 +43,53 @@ pub trait HostEndpoint {
     /// Data packets this host sent again, over all its flows.
     fn retransmits(&self) -> u64;
 }
+
+/// Every host-scheduled protocol's agent, as a closed enum so the engine's
+/// hot path never goes through `dyn` (as [`crate::Sender`] does for the
+/// per-flow senders). A new protocol adds a variant here and an arm in
+/// [`crate::ProtocolConfig::host_agent`].
+pub enum HostAgent {
+    /// pHost (Gao et al., CoNEXT'15).
+    Phost(crate::phost::PhostHost),
+}
+
+macro_rules! each_host_agent {
+    ($self:expr, $a:ident => $e:expr) => {
+        match $self {
+            HostAgent::Phost($a) => $e,
+        }
+    };
+}
+
+impl HostEndpoint for HostAgent {
+    #[inline]
+    fn start_flow(&mut self, now: Time, info: FlowInfo) {
+        each_host_agent!(self, a => a.start_flow(now, info))
+    }
+    #[inline]
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        each_host_agent!(self, a => a.handle_packet(now, pkt))
+    }
+    #[inline]
+    fn handle_timeout(&mut self, now: Time) {
+        each_host_agent!(self, a => a.handle_timeout(now))
+    }
+    #[inline]
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        each_host_agent!(self, a => a.poll_transmit(now))
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        each_host_agent!(self, a => a.poll_timeout())
+    }
+    #[inline]
+    fn poll_event(&mut self) -> Option<(FlowId, FlowEvent)> {
+        each_host_agent!(self, a => a.poll_event())
+    }
+    fn bytes_delivered(&self, flow: FlowId) -> u64 {
+        each_host_agent!(self, a => a.bytes_delivered(flow))
+    }
+    fn retransmits(&self) -> u64 {
+        each_host_agent!(self, a => a.retransmits())
+    }
+}

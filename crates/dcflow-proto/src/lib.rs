@@ -15,6 +15,7 @@ pub mod packet;
 pub mod pacing;
 pub mod pdq;
 pub mod pfabric;
+pub mod phost;
 pub mod s3;
 pub mod tcp;
 pub mod receiver;
@@ -23,7 +24,7 @@ pub mod rtt;
 pub mod transport;
 
 pub use endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
-pub use host::HostEndpoint;
+pub use host::{HostAgent, HostEndpoint};
 pub use packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 pub use receiver::Receiver;
 pub use agent::{PortAgent, PortView};

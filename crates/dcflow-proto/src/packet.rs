@@ -40,6 +40,8 @@ pub enum Sched {
     Pdq(crate::pdq::PdqHeader),
     /// MERP's flow state (papers/003 §4.1).
     Merp(crate::merp::MerpHeader),
+    /// pHost's RTS / token / data fields (pHost §3).
+    Phost(crate::phost::PhostHeader),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

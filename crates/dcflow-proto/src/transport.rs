@@ -49,6 +49,9 @@ pub enum ProtocolConfig {
     /// MERP (papers/003): the protocol on the packet engine, its ideal
     /// virtual-deadline order (Alg. 2) on the fluid engine.
     Merp(crate::merp::MerpConfig),
+    /// pHost (Gao et al., CoNEXT'15): receiver-issued tokens, one agent
+    /// per host ([`crate::HostEndpoint`]).
+    Phost(crate::phost::PhostConfig),
 }
 
 /// The ideal scheduling disciplines of the flow-level engine: a centralized
@@ -100,6 +103,9 @@ pub enum QueueNeed {
     Pfabric,
     /// Strict priority with this many classes, pushing out the lowest on overflow.
     PriorityPushout(u32),
+    /// Strict priority with this many classes and tail drop (commodity
+    /// switches' priority queues).
+    Priority(u32),
 }
 
 impl ProtocolConfig {
@@ -123,6 +129,7 @@ impl ProtocolConfig {
             ProtocolConfig::Optimal(_) => "optimal",
             ProtocolConfig::S3(_) => "s3",
             ProtocolConfig::Merp(_) => "merp",
+            ProtocolConfig::Phost(_) => "phost",
         }
     }
 
@@ -162,6 +169,7 @@ impl ProtocolConfig {
             ProtocolConfig::Pdq(c) => c.validate(),
             ProtocolConfig::S3(c) => c.validate(),
             ProtocolConfig::Merp(c) => c.validate(),
+            ProtocolConfig::Phost(c) => c.validate(),
             // Ideal disciplines: a flag, nothing to check.
             _ => Ok(()),
         }
@@ -172,6 +180,8 @@ impl ProtocolConfig {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
             // §4.3.1: a priority queue that, when full, drops its lowest-priority packet.
             ProtocolConfig::Merp(_) => QueueNeed::PriorityPushout(crate::merp::header::CLASSES),
+            // pHost §3: two strict priority levels on commodity switches.
+            ProtocolConfig::Phost(_) => QueueNeed::Priority(crate::phost::header::CLASSES),
             ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) | ProtocolConfig::L2dct(_) => {
                 QueueNeed::Ecn
             }
@@ -192,7 +202,24 @@ impl ProtocolConfig {
             ProtocolConfig::Pdq(c) => Sender::Pdq(crate::pdq::PdqSender::new(info, c)),
             ProtocolConfig::S3(c) => Sender::Pdq(c.sender(info)),
             ProtocolConfig::Merp(c) => Sender::Merp(crate::merp::MerpSender::new(info, c)),
+            p if p.host_scheduled() => panic!("`{}` runs one agent per host: the engine asks `host_agent`", self.name()),
             _ => panic!("`{}` is a fluid-only discipline: the scenario check rejects it with engine = \"packet\"", self.name()),
+        }
+    }
+
+    /// Whether the protocol schedules per host ([`crate::HostEndpoint`])
+    /// rather than per flow: the packet engine then runs one
+    /// [`crate::HostAgent`] per host and no per-flow sender or receiver.
+    pub fn host_scheduled(&self) -> bool {
+        matches!(self, ProtocolConfig::Phost(_))
+    }
+
+    /// The agent of a host whose access link runs at `line_rate`, in a
+    /// network of `mtu`-byte packets; `None` for per-flow protocols.
+    pub fn host_agent(&self, line_rate: Rate, mtu: u32) -> Option<crate::HostAgent> {
+        match self {
+            ProtocolConfig::Phost(c) => Some(crate::HostAgent::Phost(crate::phost::PhostHost::new(c, line_rate, mtu))),
+            _ => None,
         }
     }
 

@@ -293,6 +293,10 @@ impl Scenario {
                     s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
                     QueueDiscipline::PriorityPushout
                 }
+                QueueNeed::Priority(classes) => {
+                    s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
+                    QueueDiscipline::Priority
+                }
             };
         }
         s.validate()?;

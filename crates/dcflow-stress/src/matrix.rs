@@ -42,6 +42,9 @@ const PFABRIC_RTO: Dur = Dur::us(225);
 const MERP_RTO: Dur = Dur::us(225);
 /// S3 retransmits after 2 RTTs (S3 §4.2): 150 us on the same shortest path.
 const S3_RTO: Dur = Dur::us(150);
+/// pHost's destination tokens missing packets again `resend_after` (9) MTU
+/// transmission times after its last round: 108 us at 1 Gbps.
+const PHOST_RTO: Dur = Dur::us(108);
 
 /// Every packet-engine protocol and variant, in table order.
 pub const PROTOCOLS: &[Protocol] = &[
@@ -70,6 +73,8 @@ pub const PROTOCOLS: &[Protocol] = &[
     protocol("s3", "name = \"s3\"", S3_RTO, true),
     // MERP (papers/003): its RTO is SRTT + 4 RTTVAR, 3 base RTTs at first.
     protocol("merp", "name = \"merp\"", MERP_RTO, false),
+    // pHost (Gao et al., CoNEXT'15): receiver tokens, one agent per host.
+    protocol("phost", "name = \"phost\"", PHOST_RTO, false),
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).

@@ -1,8 +1,8 @@
 //! The slice of the stress matrix that `make test` runs (in release, under a
 //! minute on 2 cores): every protocol on a 100-sender incast with deadlines,
 //! on the lossy fat-tree at load 0.9 and on the fat-tree whose core link
-//! and switch fail and recover, and the explicit-rate protocols
-//! and pFabric on the 500-sender incast. `make stress` runs the whole matrix.
+//! and switch fail and recover, and the explicit-rate protocols, pFabric
+//! and pHost on the 500-sender incast. `make stress` runs the whole matrix.
 
 use dcflow_stress::matrix::{self, StressScenario};
 use dcflow_stress::{run_matrix, slice_complaints, CellResult};
@@ -33,11 +33,20 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // 78% against the paper's 91.8%; docs/fidelity.md, "MERP").
     ("merp", "fattree-0.9-loss"),
     ("merp", "fattree-0.6-linkfail"),
+    // pHost ends every flow, late (1.39 x the end bound, 2.8 x the fair
+    // makespan): with the paper's free tokens (one BDP for every flow) the
+    // 500 senders' first bursts, ~3,500 high-priority packets, queue at the
+    // receiver's port for tens of ms; the destination's retransmission
+    // rounds (9 MTU times) and downgrades fire long before its tokened
+    // packets get past them, and the duplicates take the port. YAPS's rule
+    // (free tokens only for flows of at most 8 packets) ends it in 1.14 x
+    // the fair makespan at 200 senders (docs/fidelity-phost.md).
+    ("phost", "incast-500-deadline"),
 ];
 
 /// The protocols whose switches compute explicit rates, and pFabric: the
 /// ones a 500-flow incast has livelocked.
-const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp"];
+const INCAST_500: &[&str] = &["rcp", "d3", "d3-quench", "pdq-full", "m-pdq", "pfabric", "s3", "merp", "phost"];
 
 fn run(protocols: &[&str], scenario: StressScenario) -> Vec<CellResult> {
     let protocols: Vec<_> =

@@ -14,6 +14,7 @@ mod motivating_example;
 mod mpdq;
 mod pdq;
 mod pfabric;
+mod phost;
 mod routing;
 mod run_end;
 mod s3;
