@@ -188,3 +188,31 @@ def test_a_sweep_whose_base_is_invalid_is_refused_before_any_point(tmp_path):
     r = dcflow("sweep", write(tmp_path, fixable, "fixable.toml"), "-o", tmp_path / "out")
     assert r.returncode == 1 and "2 of 4 points failed" in r.stderr, r.stderr
     assert os.path.exists(tmp_path / "out" / "points.parquet")
+
+
+# -------------------------------------------------------------- pias, karuna
+@pytest.mark.parametrize("overrides,start,needles", [
+    (["protocol.name=pias", "protocol.size_thresholds=[\"1MB\"]"],
+     "protocol.size_thresholds: unknown key (did you mean 'thresholds'?)", ["allowed in [protocol]: name, thresholds"]),
+    (["protocol.name=dctcp", "protocol.thresholds=[\"1MB\"]"], "protocol.thresholds: unknown key", ["g, alpha_init"]),
+    (["protocol.name=pias", "protocol.thresholds=[\"1MB\", \"100KB\"]"], "protocol.thresholds: must be 1 to 63 increasing",
+     []),
+    (["protocol.name=karuna", "workload.known_size_fraction=0.5", "protocol.size_thresholds=[]"],
+     "protocol.size_thresholds: must be 1 to 62 increasing", []),
+    (["protocol.name=pias", "workload.known_size_fraction=0.5"],
+     "workload.known_size_fraction: is only read by protocol.name = \"karuna\"", ["\"pias\""]),
+    (["protocol.name=karuna"], "workload.known_size_fraction: is required by protocol.name = \"karuna\"", ["[0, 1]"]),
+    (["protocol.name=karuna", "workload.known_size_fraction=1.5"], "workload.known_size_fraction: must be a share in [0, 1]",
+     []),
+    (["protocol.name=karuna", "workload.known_size_fraction=0.5", "workload.deadline_fraction=0"],
+     "workload.deadline_fraction: must be a share in (0, 1]", []),
+    (["protocol.name=pias", "topology.queue=priority", "topology.priority_classes=4"],
+     "protocol.thresholds: needs topology.queue = \"priority\" with at least 8 priority_classes", []),
+    (["protocol.name=pias", "topology.queue=droptail", "topology.ecn_threshold=30KB"],
+     "topology.ecn_threshold: is only used by queue = \"ecn\" or \"priority\"", []),
+])
+def test_pias_and_karuna_keys_are_checked(overrides, start, needles, tmp_path):
+    scenario = write(tmp_path, SMALL, "s.toml")
+    args = [a for o in overrides for a in ("--set", o)]
+    refused(dcflow("run", scenario, *args, "-o", tmp_path / "out"), start, *needles)
+    only(tmp_path, "s.toml")

@@ -69,6 +69,16 @@ QUICK_EFFECTS = {
     "pdq-fig9b": lambda rows: all(
         float(_row(rows, s, "3")["paper"]) == pytest.approx(f * float(_row(rows, s, "0")["y_mean"]), rel=1e-5)
         for s, f in (("PDQ(Full)", 1.114), ("TCP", 1.447))),
+    # PIAS: at load 0.8 its small flows finish sooner than DCTCP's, and not before pFabric's.
+    **{name: lambda rows: (_at(rows, "pFabric", "0.8", "workload.load") <= _at(rows, "PIAS", "0.8", "workload.load")
+                           < _at(rows, "DCTCP", "0.8", "workload.load"))
+       for name in ("pias-websearch", "pias-datamining")},
+    # Karuna: at load 0.8 no more deadlines missed than DCTCP, and its long
+    # non-deadline flows finish sooner than under DCTCP and PIAS.
+    "karuna-miss": lambda rows: _at(rows, "Karuna", "0.8", "workload.load") <= _at(rows, "DCTCP", "0.8",
+                                                                                    "workload.load"),
+    "karuna-fct": lambda rows: _at(rows, "Karuna", "0.8", "workload.load") < min(
+        _at(rows, s, "0.8", "workload.load") for s in ("PIAS", "DCTCP")),
     # pHost §4: both near-optimal; every size's mean slowdown under 2, pHost's within 30% of pFabric's.
     "phost-slowdown": lambda rows: all(
         1 <= float(r["slowdown_mean"]) < 2

@@ -29,8 +29,9 @@ UNITS = {
     "list of sizes": "B KB MB GB KiB MiB GiB",
 }
 
-TCP_FAMILY = ("tcp", "dctcp", "d2tcp", "lpd", "l2dct")
-DCTCP_FAMILY = ("dctcp", "d2tcp", "lpd", "l2dct")
+TCP_FAMILY = ("tcp", "dctcp", "d2tcp", "lpd", "l2dct", "pias", "karuna")
+DCTCP_FAMILY = ("dctcp", "d2tcp", "lpd", "l2dct", "pias", "karuna")
+MLFQ = ("pias", "karuna")
 IMMINENCE = ("d2tcp", "lpd")
 EXPLICIT_RATE = ("rcp", "d3")
 IDEAL = ("fair", "srpt", "sjf", "edf", "fifo", "reservation", "optimal")
@@ -110,8 +111,9 @@ KEYS: tuple[Key, ...] = (
     _k("topology.queue", "name", "Switch queue discipline.", "droptail | ecn | priority | pfabric | priority_pushout",
        "MERP §4.3.1 (priority_pushout)",
        "the protocol's (ecn for the DCTCP family, pfabric, priority with 2 classes for phost, ...)"),
-    _k("topology.ecn_threshold", "size", "queue = \"ecn\": marking threshold K.", paper="DCTCP §4",
-       default="20 packets below 10 Gbps, 65 from 10 Gbps"),
+    _k("topology.ecn_threshold", "size", "queue = \"ecn\": marking threshold K; queue = \"priority\": mark when "
+       "the whole port (every class) holds more than K.", paper="DCTCP §4; PIAS (per-port ECN)",
+       default="20 packets below 10 Gbps, 65 from 10 Gbps (priority: none, except under pias and karuna)"),
     _k("topology.priority_classes", "integer", "queue = \"priority\": strict-priority classes.", default="8"),
     _k("topology.hosts", "integer", "star: hosts on the switch.", only=("star",)),
     _k("topology.racks", "integer", "tree: racks under the root (4 x 3 is PDQ/D3's 12-server tree).",
@@ -182,6 +184,12 @@ KEYS: tuple[Key, ...] = (
               paper="L2DCT (ns-2 defaults)"),
     _protocol("s_min", "size", "Bytes sent below which a flow is young.", ("l2dct",)),
     _protocol("s_max", "size", "Bytes sent from which a flow is old.", ("l2dct",)),
+    _protocol("thresholds", "list of sizes", "PIAS' demotion thresholds on the bytes a flow has sent "
+              "(class k: the first k they do not exceed); Karuna's for type-3 flows, under its deadline class.",
+              MLFQ, paper="PIAS ns-2 scripts (web search)",
+              default="pias: 46, 1084, 1717, 1943, 1989, 1999, 2001 x 1460 B; karuna: the first six"),
+    _protocol("size_thresholds", "list of sizes", "Karuna's thresholds on the size of a type-2 flow (size known).",
+              ("karuna",), paper="Karuna (type-2 flows)", default="karuna's thresholds"),
     _protocol("alpha", "number", "Capacity controller alpha.", EXPLICIT_RATE, paper="D3 footnote 4"),
     _protocol("beta", "number", "Capacity controller beta.", EXPLICIT_RATE, paper="D3 footnote 4"),
     _protocol("interval", "time", "Capacity controller interval T.", EXPLICIT_RATE, paper="D3 footnote 4"),
@@ -294,6 +302,11 @@ KEYS: tuple[Key, ...] = (
     _k("workload.deadline.max", "time", "uniform: the largest.", default="required"),
     _k("workload.deadline.value", "time", "fixed: the deadline.", default="required"),
     _k("workload.deadline.only_below", "size", "Deadlines only for flows smaller than this.", default="every flow"),
+    _k("workload.deadline_fraction", "number", "With deadline: the share of generated flows that get one "
+       "(Karuna's type-1 flows).", "(0, 1]", "Karuna (type-1 flows)", default="1"),
+    _k("workload.known_size_fraction", "number", "The share of flows without a deadline whose size the sender "
+       "knows (Karuna's type 2; the rest are type 3). Read by karuna only, which requires it.", "[0, 1]",
+       "Karuna (flow types)", default="required by karuna"),
     _k("workload.start", "time", "Simultaneous: when every flow starts; Poisson: when arrivals begin."),
     _k("workload.receiver", "integer", "aggregation: the receiving host.", only=("aggregation",)),
     _k("workload.senders", "name", "aggregation: which hosts send.", "in_order | random", "PDQ footnote 6",

@@ -21,6 +21,10 @@ pub mod component {
     pub const TOPOLOGY: u64 = 5;
     pub const LOSS: u64 = 6;
     pub const ROUTING: u64 = 7;
+    /// Which generated flows get a deadline (`workload.deadline_fraction`).
+    pub const WORKLOAD_DEADLINE_SHARE: u64 = 8;
+    /// Which flows' sizes their senders know (`workload.known_size_fraction`).
+    pub const WORKLOAD_KNOWN_SIZES: u64 = 9;
     /// Per-flow streams (e.g. random criticality) use `PER_FLOW_BASE + flow id`.
     pub const PER_FLOW_BASE: u64 = 1 << 32;
 }

@@ -106,6 +106,8 @@ pub struct TopologyConfig {
     /// below 10 Gbps, 65 at 10 Gbps and above, the values DCTCP (SIGCOMM'10, §4)
     /// uses for 1 and 10 Gbps (LPD §V follows it with k = 20); 30KB at the
     /// default 1500B MTU and 1 Gbps. Counted before the arriving packet joins.
+    /// With `queue = "priority"` (no default there): mark when the whole
+    /// port, every class counted, holds more than K (PIAS' per-port ECN).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<Bytes>,
     /// `queue = "priority"`: number of strict-priority classes (default 8, as in 802.1p).
@@ -443,9 +445,9 @@ impl TopologyConfig {
         self.check_routing_keys()?;
         let q = self.queue.as_str();
         ensure(
-            self.ecn_threshold.is_none() || self.queue == QueueDiscipline::Ecn,
+            self.ecn_threshold.is_none() || matches!(self.queue, QueueDiscipline::Ecn | QueueDiscipline::Priority),
             "ecn_threshold",
-            format!("is only used by queue = \"ecn\", not \"{q}\""),
+            format!("is only used by queue = \"ecn\" or \"priority\", not \"{q}\""),
         )?;
         ensure(
             self.priority_classes.is_none() || matches!(self.queue, QueueDiscipline::Priority | QueueDiscipline::PriorityPushout),

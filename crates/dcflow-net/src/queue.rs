@@ -65,7 +65,11 @@ enum Discipline {
         threshold: u64,
         q: VecDeque<QEntry>,
     },
-    Priority(Vec<VecDeque<QEntry>>),
+    /// Per-class FIFOs; `mark_above`: the port's ECN threshold, if it marks.
+    Priority {
+        classes: Vec<VecDeque<QEntry>>,
+        mark_above: Option<u64>,
+    },
     /// Per-class FIFOs; `slots` is the buffer size in packets.
     Pushout {
         classes: Vec<VecDeque<QEntry>>,
@@ -112,10 +116,20 @@ impl PortQueue {
     /// queues of commodity switches (8 with IEEE 802.1p) that priority-based
     /// transports map flows onto.
     pub fn priority(capacity: Bytes, classes: u32) -> PortQueue {
+        PortQueue::priority_marking(capacity, classes, None)
+    }
+
+    /// Strict priority that also marks CE, with `threshold` set, on arrivals
+    /// that find more than `threshold` bytes in the whole port, every class
+    /// counted: the per-port ECN marking PIAS runs on commodity switches
+    /// (Bai et al., NSDI'15, switch design: per-queue thresholds either waste the
+    /// buffer or hurt throughput; the PIAS ns-2 queue's `PER_PORT_ECN`). As
+    /// [`PortQueue::ecn`], the queue is counted before the arrival joins.
+    pub fn priority_marking(capacity: Bytes, classes: u32, threshold: Option<Bytes>) -> PortQueue {
         assert!(classes >= 1);
         PortQueue::with(
             capacity,
-            Discipline::Priority(vec![VecDeque::new(); classes as usize]),
+            Discipline::Priority { classes: vec![VecDeque::new(); classes as usize], mark_above: threshold.map(|t| t.0) },
         )
     }
 
@@ -195,13 +209,13 @@ impl PortQueue {
                 q.push_back(e);
                 Verdict::Accepted { mark_ce }
             }
-            Discipline::Priority(classes) => {
+            Discipline::Priority { classes, mark_above } => {
                 if !fits {
                     return Verdict::Dropped;
                 }
                 let c = e.prio.min(classes.len() as u64 - 1) as usize;
                 classes[c].push_back(e);
-                Verdict::Accepted { mark_ce: false }
+                Verdict::Accepted { mark_ce: mark_above.is_some_and(|k| self.bytes > k) }
             }
             Discipline::Pushout { classes, slots } => {
                 let c = e.prio.min(classes.len() as u64 - 1) as usize;
@@ -250,7 +264,7 @@ impl PortQueue {
     pub fn dequeue(&mut self) -> Option<QEntry> {
         let e = match &mut self.disc {
             Discipline::DropTail(q) | Discipline::Ecn { q, .. } => q.pop_front(),
-            Discipline::Priority(classes) | Discipline::Pushout { classes, .. } => {
+            Discipline::Priority { classes, .. } | Discipline::Pushout { classes, .. } => {
                 classes.iter_mut().find_map(|c| c.pop_front())
             }
             Discipline::Pfabric { q, .. } => {
@@ -353,6 +367,22 @@ mod tests {
         q.enqueue(pkt(1, 1, 0));
         q.enqueue(pkt(2, 1, 0));
         assert_eq!(q.enqueue(pkt(3, 0, 0)), Verdict::Dropped);
+    }
+
+    /// Per-port marking counts every class: a high-priority arrival is
+    /// marked when low-priority bytes fill the port past K (PIAS' switch design).
+    #[test]
+    fn priority_marking_counts_the_whole_port() {
+        let mark = |q: &mut PortQueue, id, prio| match q.enqueue(pkt(id, prio, 0)) {
+            Verdict::Accepted { mark_ce } => mark_ce,
+            v => panic!("{v:?}"),
+        };
+        let mut q = PortQueue::priority_marking(Bytes::kb(100), 4, Some(Bytes(3000)));
+        let marks: Vec<bool> = [(1, 3), (2, 3), (3, 3), (4, 0), (5, 1)].iter().map(|&(id, p)| mark(&mut q, id, p)).collect();
+        assert_eq!(marks, vec![false, false, false, true, true]);
+        assert_eq!(drain(&mut q), vec![4, 5, 1, 2, 3]);
+        let mut plain = PortQueue::priority(Bytes::kb(100), 4);
+        assert!((0..10).all(|i| !mark(&mut plain, i, 3)), "no threshold, no marks");
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub struct Topology {
     pub bcube: Option<BcubeShape>,
     queue: QueueDiscipline,
     ecn_threshold: Bytes,
+    /// `queue = "priority"` with `ecn_threshold` given: the port's marking threshold.
+    priority_marking: Option<Bytes>,
     priority_classes: u32,
     bottleneck: LinkId,
     by_name: HashMap<String, LinkId>,
@@ -102,6 +104,7 @@ impl Topology {
             bcube: net.bcube,
             queue: cfg.queue,
             ecn_threshold: cfg.ecn_threshold_or_default(),
+            priority_marking: cfg.ecn_threshold.filter(|_| cfg.queue == QueueDiscipline::Priority),
             priority_classes: cfg.priority_classes_or_default(),
             bottleneck,
             by_name,
@@ -172,7 +175,7 @@ impl Topology {
         match self.queue {
             QueueDiscipline::DropTail => PortQueue::drop_tail(cap),
             QueueDiscipline::Ecn => PortQueue::ecn(cap, self.ecn_threshold),
-            QueueDiscipline::Priority => PortQueue::priority(cap, self.priority_classes),
+            QueueDiscipline::Priority => PortQueue::priority_marking(cap, self.priority_classes, self.priority_marking),
             QueueDiscipline::Pfabric => PortQueue::pfabric(cap, self.mtu),
             QueueDiscipline::PriorityPushout => PortQueue::priority_pushout(cap, self.mtu, self.priority_classes),
         }

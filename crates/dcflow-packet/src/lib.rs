@@ -68,6 +68,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 size: spec.size,
                 start: spec.start,
                 deadline: spec.deadline.map(|d| spec.start + d),
+                size_known: spec.size_known,
                 mss,
                 line_rate: topo.links[fwd[0] as usize].rate,
                 base_rtt: base_rtt(&topo, &fwd, &rev),

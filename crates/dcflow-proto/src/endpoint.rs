@@ -18,6 +18,9 @@ pub struct FlowInfo {
     pub start: Time,
     /// Absolute deadline, if the flow has one.
     pub deadline: Option<Time>,
+    /// Whether the sender knows the flow's size from its start (Karuna's
+    /// type-2 flows; the workload's `known_size_fraction`).
+    pub size_known: bool,
     /// Largest payload per packet (`mtu - HEADER_BYTES`).
     pub mss: u32,
     /// Rate of the sender's access link.

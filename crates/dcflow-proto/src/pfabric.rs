@@ -242,6 +242,7 @@ mod tests {
             size: Bytes(packets * MSS as u64),
             start: Time::ZERO,
             deadline: None,
+            size_known: false,
             mss: MSS,
             line_rate: Rate::gbps(10),
             base_rtt: Dur::us(10),

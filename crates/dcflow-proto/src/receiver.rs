@@ -150,6 +150,7 @@ mod tests {
             size: Bytes(size),
             start: Time::ZERO,
             deadline: None,
+            size_known: false,
             mss: 1000,
             line_rate: Rate::gbps(1),
             base_rtt: Dur::us(100),

@@ -7,7 +7,7 @@ use crate::d3::{ExplicitRateConfig, RateAllocator, RateSender};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo, SenderState};
 use crate::packet::Packet;
 use crate::pfabric::{PfabricConfig, PfabricSender};
-use crate::tcp::{D2tcpConfig, DctcpConfig, L2dctConfig, LpdConfig, TcpConfig, TcpSender};
+use crate::tcp::{D2tcpConfig, DctcpConfig, KarunaConfig, L2dctConfig, LpdConfig, PiasConfig, TcpConfig, TcpSender};
 use dcflow_core::{ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,12 @@ pub enum ProtocolConfig {
     /// L2DCT (Munir et al., INFOCOM'13, as baselines.md describes it):
     /// DCTCP whose cut and increase are weighted by the bytes sent.
     L2dct(L2dctConfig),
+    /// PIAS (Bai et al., NSDI'15): DCTCP tagging each packet with the MLFQ
+    /// class of its flow's bytes sent, over strict priority with per-port ECN.
+    Pias(PiasConfig),
+    /// Karuna (Chen et al., SIGCOMM'16): deadline flows under MCP in the top
+    /// class, known sizes split by size, unknown sizes by PIAS' MLFQ.
+    Karuna(KarunaConfig),
     /// RCP_dc: D3 without deadlines (D3 §6.1, PDQ §5.1).
     Rcp(ExplicitRateConfig),
     /// D3 (Wilson et al., SIGCOMM'11).
@@ -103,6 +109,8 @@ pub enum QueueNeed {
     Pfabric,
     /// Strict priority with this many classes, pushing out the lowest on overflow.
     PriorityPushout(u32),
+    /// Strict priority with this many classes, marking CE on the whole port's queue.
+    PriorityEcn(u32),
     /// Strict priority with this many classes and tail drop (commodity
     /// switches' priority queues).
     Priority(u32),
@@ -116,6 +124,8 @@ impl ProtocolConfig {
             ProtocolConfig::D2tcp(_) => "d2tcp",
             ProtocolConfig::Lpd(_) => "lpd",
             ProtocolConfig::L2dct(_) => "l2dct",
+            ProtocolConfig::Pias(_) => "pias",
+            ProtocolConfig::Karuna(_) => "karuna",
             ProtocolConfig::Rcp(_) => "rcp",
             ProtocolConfig::D3(_) => "d3",
             ProtocolConfig::Pfabric(_) => "pfabric",
@@ -164,6 +174,8 @@ impl ProtocolConfig {
             ProtocolConfig::D2tcp(c) => c.validate(),
             ProtocolConfig::Lpd(c) => c.validate(),
             ProtocolConfig::L2dct(c) => c.validate(),
+            ProtocolConfig::Pias(c) => c.validate(),
+            ProtocolConfig::Karuna(c) => c.validate(),
             ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.validate(),
             ProtocolConfig::Pfabric(c) => c.validate(),
             ProtocolConfig::Pdq(c) => c.validate(),
@@ -175,11 +187,22 @@ impl ProtocolConfig {
         }
     }
 
+    /// Strict-priority classes the protocol's packets use (1: no classes).
+    pub fn priority_classes(&self) -> usize {
+        match self {
+            ProtocolConfig::Tcp(c) => c.priority_classes(),
+            ProtocolConfig::Pias(c) => c.classes(),
+            ProtocolConfig::Karuna(c) => c.classes(),
+            _ => 1,
+        }
+    }
+
     pub fn default_queue(&self) -> QueueNeed {
         match self {
             ProtocolConfig::Pfabric(_) => QueueNeed::Pfabric,
             // §4.3.1: a priority queue that, when full, drops its lowest-priority packet.
             ProtocolConfig::Merp(_) => QueueNeed::PriorityPushout(crate::merp::header::CLASSES),
+            ProtocolConfig::Pias(_) | ProtocolConfig::Karuna(_) => QueueNeed::PriorityEcn(self.priority_classes() as u32),
             // pHost §3: two strict priority levels on commodity switches.
             ProtocolConfig::Phost(_) => QueueNeed::Priority(crate::phost::header::CLASSES),
             ProtocolConfig::Dctcp(_) | ProtocolConfig::D2tcp(_) | ProtocolConfig::Lpd(_) | ProtocolConfig::L2dct(_) => {
@@ -196,6 +219,8 @@ impl ProtocolConfig {
             ProtocolConfig::D2tcp(c) => Sender::Tcp(TcpSender::d2tcp(info, c)),
             ProtocolConfig::Lpd(c) => Sender::Tcp(TcpSender::lpd(info, c)),
             ProtocolConfig::L2dct(c) => Sender::Tcp(TcpSender::l2dct(info, c)),
+            ProtocolConfig::Pias(c) => Sender::Tcp(TcpSender::pias(info, c)),
+            ProtocolConfig::Karuna(c) => Sender::Tcp(TcpSender::karuna(info, c)),
             ProtocolConfig::Rcp(c) => Sender::Rate(RateSender::new(info, c, false)),
             ProtocolConfig::D3(c) => Sender::Rate(RateSender::new(info, c, true)),
             ProtocolConfig::Pfabric(c) => Sender::Pfabric(PfabricSender::new(info, c)),

@@ -156,7 +156,7 @@ pub struct Scenario {
 /// The default `stall` interval: twice the longest time a protocol's sender
 /// may legitimately wait without sending, and at least 1 s. TCP's backed-off
 /// RTO grows up to 60 s (RFC 6298 §2.5, [`MAX_RTO`]), so the TCP family
-/// (tcp, dctcp, d2tcp, lpd, l2dct) gets 2 minutes: a stall then means about ten
+/// (tcp, dctcp, d2tcp, lpd, l2dct, pias, karuna) gets 2 minutes: a stall then means about ten
 /// consecutive timeouts of every running flow with nothing delivered. The
 /// other senders never back off: RCP/D3 and PDQ retransmit or probe within
 /// `max(rto_min, 3 RTT)` (rto_min 1 ms by default), pFabric within a few
@@ -171,7 +171,9 @@ pub fn default_stall(protocol: &ProtocolConfig) -> Dur {
         | ProtocolConfig::Dctcp(_)
         | ProtocolConfig::D2tcp(_)
         | ProtocolConfig::Lpd(_)
-        | ProtocolConfig::L2dct(_) => MAX_RTO,
+        | ProtocolConfig::L2dct(_)
+        | ProtocolConfig::Pias(_)
+        | ProtocolConfig::Karuna(_) => MAX_RTO,
         ProtocolConfig::Rcp(c) | ProtocolConfig::D3(c) => c.rto_min,
         ProtocolConfig::Pdq(c) => c.rto_min,
         _ => Dur::ZERO,
@@ -293,6 +295,11 @@ impl Scenario {
                     s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
                     QueueDiscipline::PriorityPushout
                 }
+                QueueNeed::PriorityEcn(classes) => {
+                    s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
+                    s.topology.ecn_threshold = Some(s.topology.ecn_threshold_or_default());
+                    QueueDiscipline::Priority
+                }
                 QueueNeed::Priority(classes) => {
                     s.topology.priority_classes = s.topology.priority_classes.or(Some(classes));
                     QueueDiscipline::Priority
@@ -325,6 +332,7 @@ impl Scenario {
         self.topology.validate().map_err(|e| e.within("topology"))?;
         self.protocol.validate().map_err(|e| e.within("protocol"))?;
         self.check_priority_classes()?;
+        self.check_flow_types()?;
         let topo = self.build_topology()?;
         self.workload.validate(&self.flows, &self.workload_context(&topo))?;
         if let (Some(n), Some(memory)) = (self.workload.flows, machine_memory()) {
@@ -455,11 +463,17 @@ impl Scenario {
         }
     }
 
-    /// TCP_pr's classes need a strict-priority queue with as many classes:
-    /// any other queue would ignore them without a word.
+    /// TCP_pr's, PIAS' and Karuna's classes need a strict-priority queue
+    /// with as many classes: any other queue would ignore them without a word.
     fn check_priority_classes(&self) -> Result<(), ConfigError> {
-        let dcflow_proto::ProtocolConfig::Tcp(t) = &self.protocol else { return Ok(()) };
-        let needed = t.priority_classes();
+        use dcflow_proto::ProtocolConfig::{Karuna, Pias, Tcp};
+        let needed = self.protocol.priority_classes();
+        let (key, why) = match &self.protocol {
+            Tcp(_) => ("protocol.priority_deadlines", "one per threshold, one for later deadlines, one for flows without"),
+            Pias(_) => ("protocol.thresholds", "one per threshold and one below the last"),
+            Karuna(_) => ("protocol.thresholds", "the deadline class, then one per threshold and one below the last"),
+            _ => return Ok(()),
+        };
         if needed == 1 {
             return Ok(());
         }
@@ -467,8 +481,26 @@ impl Scenario {
         let have = (t.queue == dcflow_net::QueueDiscipline::Priority).then(|| t.priority_classes_or_default() as usize);
         dcflow_core::ensure(
             have.is_some_and(|c| c >= needed),
-            "protocol.priority_deadlines",
-            format!("needs topology.queue = \"priority\" with at least {needed} priority_classes (one per threshold, one for later deadlines, one for flows without)"),
+            key,
+            format!("needs topology.queue = \"priority\" with at least {needed} priority_classes ({why})"),
+        )
+    }
+
+    /// Karuna's types 2 and 3 are defined by `workload.known_size_fraction`
+    /// (type 1 by `workload.deadline`): Karuna needs it, and no other
+    /// protocol reads it.
+    fn check_flow_types(&self) -> Result<(), ConfigError> {
+        let karuna = matches!(self.protocol, dcflow_proto::ProtocolConfig::Karuna(_));
+        let given = self.workload.known_size_fraction.is_some();
+        dcflow_core::ensure(
+            !karuna || given,
+            "workload.known_size_fraction",
+            "is required by protocol.name = \"karuna\": the share of flows without a deadline whose size the sender knows (type 2), in [0, 1]",
+        )?;
+        dcflow_core::ensure(
+            karuna || !given,
+            "workload.known_size_fraction",
+            format!("is only read by protocol.name = \"karuna\" (its type-2 flows), not {:?}", self.protocol.name()),
         )
     }
 

@@ -83,6 +83,9 @@ pub const PAIRS: &[Pair] = &[
     pair("s3", "s3", "s3", true, Some(ORDER_BOUND)),
     Pair { expansion_bound: Some(EXPANSION_BOUND), ..pair("merp", "merp", "merp", false, Some(ORDER_BOUND)) },
     pair("dctcp", "dctcp", "fair", false, None),
+    // PIAS imitates SJF without knowing sizes: a non-clairvoyant scheduler
+    // has no constant bound against SRPT (docs/stress.md, "Pairs").
+    pair("pias", "pias", "srpt", false, None),
     pair("tcp", "tcp", "fair", false, None),
 ];
 

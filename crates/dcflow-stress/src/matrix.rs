@@ -20,10 +20,12 @@ pub struct Protocol {
     /// It has a rule of its own that gives up flows (D3's quenching, PDQ's
     /// Early Termination); flows of other protocols must all finish.
     pub terminates: bool,
+    /// `[workload]` keys only this protocol reads (Karuna's flow types).
+    pub workload: &'static str,
 }
 
 const fn protocol(label: &'static str, keys: &'static str, rto: Dur, terminates: bool) -> Protocol {
-    Protocol { label, keys, rto, terminates }
+    Protocol { label, keys, rto, terminates, workload: "" }
 }
 
 /// TCP and its descendants: `rto_min` 10 ms (D3 §6.1.2).
@@ -75,6 +77,11 @@ pub const PROTOCOLS: &[Protocol] = &[
     protocol("merp", "name = \"merp\"", MERP_RTO, false),
     // pHost (Gao et al., CoNEXT'15): receiver tokens, one agent per host.
     protocol("phost", "name = \"phost\"", PHOST_RTO, false),
+    // PIAS (NSDI'15): DCTCP's sender tagging the MLFQ class of its bytes sent.
+    protocol("pias", "name = \"pias\"", TCP_RTO, false),
+    // Karuna (SIGCOMM'16): the incast-deadline columns' flows are all type 1
+    // (MCP), the others' half type 2 and half type 3.
+    Protocol { workload: "known_size_fraction = 0.5\n", ..protocol("karuna", "name = \"karuna\"", TCP_RTO, false) },
 ];
 
 /// Every scenario runs with this seed (and again with it, for determinism).
@@ -107,7 +114,8 @@ impl StressScenario {
     /// The scenario under `protocol` on the packet engine, ended at `stop`.
     pub fn packet_toml(&self, protocol: &Protocol, stop: Dur) -> String {
         let stop_us = stop.as_secs_f64() * 1e6;
-        format!("seed = {SEED}\nstop = \"{stop_us:.0}us\"\n[protocol]\n{}\n{}{}", protocol.keys, self.sections, self.events)
+        let sections = self.sections.replacen("[workload]\n", &format!("[workload]\n{}", protocol.workload), 1);
+        format!("seed = {SEED}\nstop = \"{stop_us:.0}us\"\n[protocol]\n{}\n{sections}{}", protocol.keys, self.events)
     }
 
     /// The same flows under ideal max-min fair sharing (the fluid engine).

@@ -196,6 +196,16 @@ pub struct WorkloadConfig {
     /// Absent: no deadlines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<DeadlineConfig>,
+    /// With `deadline`: the share of generated flows that get one, each
+    /// flow drawn on its own (default 1: every flow `only_below` admits).
+    /// Karuna's type-1 flows (Chen et al., SIGCOMM'16) are the deadline flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_fraction: Option<f64>,
+    /// The share of flows without a deadline whose size the sender knows
+    /// when the flow starts: Karuna's type-2 flows; the others are type 3.
+    /// Only `protocol.name = "karuna"` reads it, and it needs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_size_fraction: Option<f64>,
     /// Simultaneous: when every flow starts; Poisson: when arrivals begin.
     pub start: Dur,
     /// Aggregation only (default host 0).
@@ -245,6 +255,8 @@ impl Default for WorkloadConfig {
             rate: None,
             size: SizeConfig::default(),
             deadline: None,
+            deadline_fraction: None,
+            known_size_fraction: None,
             start: Dur::ZERO,
             receiver: None,
             senders: None,

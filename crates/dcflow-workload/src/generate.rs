@@ -6,6 +6,7 @@ use crate::pattern::Chooser;
 use crate::validate::Plan;
 use dcflow_core::rng::component;
 use dcflow_core::{stream, Bytes, ConfigError, Dur, FlowId, Time};
+use rand::RngExt;
 
 /// One flow of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub struct FlowSpec {
     pub start: Time,
     /// Relative to `start`; `None`: no deadline.
     pub deadline: Option<Dur>,
+    /// Whether the sender knows the size from the start (Karuna's type 2).
+    pub size_known: bool,
 }
 
 /// The flows of `cfg` (or of the explicit list / trace) under `seed`.
@@ -28,7 +31,7 @@ pub struct FlowSpec {
 /// draws a deadline even when `only_below` drops it, so changing one of these
 /// never shifts the others. Errors are those of [`WorkloadConfig::validate`].
 fn explicit_spec(f: &ExplicitFlow) -> FlowSpec {
-    FlowSpec { id: 0, src: f.src, dst: f.dst, size: f.size, start: Time::ZERO + f.start, deadline: f.deadline }
+    FlowSpec { id: 0, src: f.src, dst: f.dst, size: f.size, start: Time::ZERO + f.start, deadline: f.deadline, size_known: false }
 }
 
 pub fn generate(
@@ -51,6 +54,8 @@ pub fn generate(
             let mut arrivals = stream(seed, component::WORKLOAD_ARRIVALS);
             let mut sizes = stream(seed, component::WORKLOAD_SIZES);
             let mut deadlines = stream(seed, component::WORKLOAD_DEADLINES);
+            let mut deadline_share = stream(seed, component::WORKLOAD_DEADLINE_SHARE);
+            let share = cfg.deadline_fraction.unwrap_or(1.0);
             let mut chooser = Chooser::new(
                 &endpoints,
                 ctx.hosts,
@@ -74,7 +79,8 @@ pub fn generate(
                 let size = size.sample(&mut sizes);
                 let deadline = deadline.as_ref().and_then(|(d, only_below)| {
                     let v = d.sample(&mut deadlines);
-                    only_below.is_none_or(|b| size < b).then_some(v)
+                    let drawn = deadline_share.random::<f64>() < share;
+                    (drawn && only_below.is_none_or(|b| size < b)).then_some(v)
                 });
                 flows.push(FlowSpec {
                     id: 0,
@@ -83,6 +89,7 @@ pub fn generate(
                     size,
                     start: t,
                     deadline,
+                    size_known: false,
                 });
             }
             flows.extend(background.iter().map(explicit_spec));
@@ -90,8 +97,13 @@ pub fn generate(
         }
     };
     flows.sort_by_key(|f| f.start);
+    let mut known = stream(seed, component::WORKLOAD_KNOWN_SIZES);
+    let known_share = cfg.known_size_fraction.unwrap_or(0.0);
     for (i, f) in flows.iter_mut().enumerate() {
         f.id = i as FlowId;
+        // One draw per flow, deadline or not, so the deadlines never shift it.
+        let drawn = known.random::<f64>() < known_share;
+        f.size_known = drawn && f.deadline.is_none();
     }
     Ok(flows)
 }

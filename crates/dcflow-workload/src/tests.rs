@@ -376,3 +376,28 @@ fn background_flows_join_a_generated_pattern() {
     assert!(flows[1..].iter().all(|f| f.dst == 0 && f.start == Time(Dur::ms(5).0)));
     assert_eq!(flows.iter().map(|f| f.id).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
 }
+
+/// Karuna's flow types: `deadline_fraction` of the flows get a deadline,
+/// `known_size_fraction` of the others a known size, each drawn on its own
+/// stream, so the deadlines the fraction keeps are those it would hand out
+/// anyway and the known sizes never shift the deadlines.
+#[test]
+fn flow_type_shares_follow_their_keys() {
+    let base = "pattern = \"all_to_all\"\nflows = 4000\ndeadline = { dist = \"fixed\", value = \"10ms\" }\n";
+    let all = generate(&cfg(base), &[], &ctx(8), 1).unwrap();
+    assert!(all.iter().all(|f| f.deadline.is_some() && !f.size_known));
+    let typed = cfg(&format!("{base}deadline_fraction = 0.25\nknown_size_fraction = 0.5\n"));
+    let flows = generate(&typed, &[], &ctx(8), 1).unwrap();
+    let share = |n: usize, of: usize| n as f64 / of as f64;
+    let deadline = flows.iter().filter(|f| f.deadline.is_some()).count();
+    let known = flows.iter().filter(|f| f.size_known).count();
+    assert!((share(deadline, 4000) - 0.25).abs() < 0.03, "{deadline} deadline flows");
+    assert!((share(known, 4000 - deadline) - 0.5).abs() < 0.03, "{known} known sizes");
+    assert!(flows.iter().all(|f| !(f.size_known && f.deadline.is_some())), "a deadline flow is type 1");
+    let same = |a: &[FlowSpec], b: &[FlowSpec]| a.iter().zip(b).all(|(x, y)| (x.src, x.dst, x.size, x.start) == (y.src, y.dst, y.size, y.start));
+    assert!(same(&all, &flows), "the shares move no size, start or endpoint");
+    assert_eq!(generate(&typed, &[], &ctx(8), 1).unwrap(), flows);
+    let no_deadline = cfg("deadline_fraction = 0.5\n");
+    assert_eq!(key_of(&no_deadline, &[], 6), "workload.deadline_fraction");
+    assert_eq!(key_of(&cfg("known_size_fraction = -0.1\n"), &[], 6), "workload.known_size_fraction");
+}

@@ -321,6 +321,13 @@ impl WorkloadConfig {
 
     /// As `plan`, with workload keys relative to the section.
     fn plan_relative(&self, explicit: &[ExplicitFlow], ctx: &Context) -> Result<Plan, ConfigError> {
+        if let Some(f) = self.deadline_fraction {
+            ensure(f > 0.0 && f <= 1.0, "deadline_fraction", "must be a share in (0, 1]")?;
+            ensure(self.deadline.is_some(), "deadline_fraction", "needs workload.deadline (the deadlines it hands out)")?;
+        }
+        if let Some(f) = self.known_size_fraction {
+            ensure((0.0..=1.0).contains(&f), "known_size_fraction", "must be a share in [0, 1]")?;
+        }
         let h = ctx.hosts;
         let pat = self.pattern;
         let why = format!("to pattern = \"{}\"", pat.name());

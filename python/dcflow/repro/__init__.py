@@ -346,4 +346,4 @@ def listing() -> list[tuple[Entry, str]]:
 
 
 # Register the built-in entries (import for side effects).
-from dcflow.repro import d3, examples, lpd, lpd_oldi, merp, pdq, pdq_flow, phost, s3  # noqa: E402,F401
+from dcflow.repro import d3, examples, lpd, lpd_oldi, merp, pdq, pdq_flow, phost, pias, s3  # noqa: E402,F401

@@ -15,6 +15,7 @@ mod mpdq;
 mod pdq;
 mod pfabric;
 mod phost;
+mod pias;
 mod routing;
 mod run_end;
 mod s3;

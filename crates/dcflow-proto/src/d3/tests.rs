@@ -17,6 +17,7 @@ fn sender(deadline: Dur, quenching: bool) -> RateSender {
         size: Bytes(2 * 1460),
         start: Time::ZERO,
         deadline: Some(Time::ZERO + deadline),
+        size_known: false,
         mss: 1460,
         line_rate: Rate::gbps(1),
         base_rtt: Dur::us(100),

@@ -14,6 +14,7 @@ pub(crate) fn info(size: u64, deadline: Option<Time>) -> FlowInfo {
         size: Bytes(size),
         start: Time::ZERO,
         deadline,
+        size_known: false,
         mss: 1460,
         line_rate: Rate(C),
         base_rtt: RTT,

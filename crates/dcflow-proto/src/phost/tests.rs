@@ -22,6 +22,7 @@ fn info(id: FlowId, packets: u64, base_rtt: Dur) -> FlowInfo {
         size: Bytes(packets * 1460),
         start: Time::ZERO,
         deadline: None,
+        size_known: false,
         mss: 1460,
         line_rate: RATE,
         base_rtt,

@@ -136,6 +136,9 @@ pub enum Cc {
     Lpd(DctcpState, LpdRule, ImminenceRange),
     /// L2DCT: cut and increase weighted by the bytes a flow has sent.
     L2dct(DctcpState, L2dctRule),
+    /// Karuna's MCP for deadline flows: DCTCP held at the window the
+    /// deadline needs ([`super::karuna::expected_window`]).
+    Mcp(DctcpState),
 }
 
 impl Cc {
@@ -148,7 +151,7 @@ impl Cc {
     pub fn alpha(&self) -> Option<f64> {
         match self {
             Cc::NewReno => None,
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) => Some(d.alpha),
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) | Cc::Mcp(d) => Some(d.alpha),
         }
     }
 
@@ -183,7 +186,7 @@ impl Cc {
     pub(super) fn on_ack(&mut self, bytes: u64, ecn_echo: bool, snd_una: u64, snd_max: u64) {
         match self {
             Cc::NewReno => {}
-            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) => {
+            Cc::Dctcp(d) | Cc::D2tcp(d, _) | Cc::Lpd(d, ..) | Cc::L2dct(d, _) | Cc::Mcp(d) => {
                 // DCTCP §3.1: "the sender maintains an estimate of the fraction of
                 // packets that are marked, called alpha, which is updated once
                 // for every window of data (roughly one RTT)".
@@ -221,6 +224,16 @@ impl Cc {
             (Cc::Lpd(d, rule, range), Signal::Ecn) => cut(rule.penalty(d.alpha, *range, p)),
             // L2DCT (baselines.md): w <- w (1 - alpha^(w_c) / 2).
             (Cc::L2dct(d, rule), Signal::Ecn) => cut(rule.cut(d.alpha, p.sent)),
+            (Cc::Mcp(d), Signal::Ecn) => super::karuna::mcp_cut(d.alpha, p, 2 * mss),
+        }
+    }
+
+    /// The largest window the rule allows now: MCP's expected window (at
+    /// least 2 MSS) before a deadline; no bound for the other rules.
+    pub(super) fn window_cap(&self, mss: u64, p: &FlowProgress) -> Option<u64> {
+        match self {
+            Cc::Mcp(_) => super::karuna::expected_window(p, 2 * mss),
+            _ => None,
         }
     }
 }

@@ -263,7 +263,7 @@ impl ImminenceRange {
 }
 
 /// Keys that serde lets through `flatten` unrefused: the check refuses them.
-fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &str, own: &str) -> Result<(), ConfigError> {
+pub(super) fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &str, own: &str) -> Result<(), ConfigError> {
     match unknown.keys().next() {
         None => Ok(()),
         Some(key) => Err(ConfigError::new(

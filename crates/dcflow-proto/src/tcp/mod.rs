@@ -14,14 +14,18 @@
 //! bookkeeping ([`Cc::on_ack`]), (b) the congestion-avoidance increase per
 //! window ([`Cc::increase`]) and (c) the window after a congestion signal
 //! ([`Cc::ssthresh_after`], the window-decrease hook). L2DCT is one
-//! more variant ([`L2dctRule`], as baselines.md describes it).
+//! more variant ([`L2dctRule`], as baselines.md describes it), Karuna's MCP
+//! another ([`karuna`]). Which switch class each packet carries is a
+//! separate [`Tag`]: fixed (TCP_pr), or PIAS' bytes-sent MLFQ ([`pias`]).
 //!
 //! Units: the congestion window and ssthresh are kept in **bytes** of payload;
 //! configuration gives them in packets (segments of `FlowInfo::mss` bytes).
 
 mod cc;
 mod config;
+mod karuna;
 mod l2dct;
+mod pias;
 mod sender;
 #[cfg(test)]
 mod tests;
@@ -31,5 +35,7 @@ pub use config::{
     D2tcpConfig, DctcpConfig, ImminenceRange, L2dctConfig, LpdConfig, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate, TcpConfig,
     MAX_RTO,
 };
+pub use karuna::{expected_window, mcp_cut, FlowType, KarunaConfig};
 pub use l2dct::L2dctRule;
+pub use pias::{mlfq_class, PiasConfig, Tag};
 pub use sender::TcpSender;

@@ -2,6 +2,8 @@
 
 use super::cc::{Cc, DctcpState, FlowProgress, Signal};
 use super::config::{D2tcpConfig, DctcpConfig, L2dctConfig, LpdConfig, TcpConfig, MAX_RTO};
+use super::karuna::{FlowType, KarunaConfig};
+use super::pias::{PiasConfig, Tag};
 use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::packet::{Packet, PacketKind};
 use dcflow_core::{Dur, Time};
@@ -21,8 +23,8 @@ enum Phase {
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     info: FlowInfo,
-    /// Switch priority class of data and SYNs (TCP_pr; 0 otherwise).
-    prio: u64,
+    /// Switch priority class of each packet (TCP_pr's, PIAS', Karuna's; 0 otherwise).
+    tag: Tag,
     cc: Cc,
     mss: u64,
     size: u64,
@@ -110,6 +112,25 @@ impl TcpSender {
         TcpSender::with_cc(info, &cfg.dctcp.tcp(), cc)
     }
 
+    /// A PIAS sender: DCTCP whose packets carry the MLFQ class of the bytes
+    /// sent before them ([`super::pias`]).
+    pub fn pias(info: FlowInfo, cfg: &PiasConfig) -> TcpSender {
+        let cc = Cc::Dctcp(DctcpState::new(cfg.dctcp.g, cfg.dctcp.alpha_init));
+        TcpSender::with_cc(info, &cfg.dctcp.tcp(), cc).tagged(cfg.tag())
+    }
+
+    /// A Karuna sender ([`super::karuna`]): MCP for a deadline flow, DCTCP
+    /// otherwise, each in the classes of its type.
+    pub fn karuna(info: FlowInfo, cfg: &KarunaConfig) -> TcpSender {
+        let d = DctcpState::new(cfg.dctcp.g, cfg.dctcp.alpha_init);
+        let cc = if FlowType::of(&info) == FlowType::Deadline { Cc::Mcp(d) } else { Cc::Dctcp(d) };
+        TcpSender::with_cc(info, &cfg.dctcp.tcp(), cc).tagged(cfg.tag(&info))
+    }
+
+    fn tagged(self, tag: Tag) -> TcpSender {
+        TcpSender { tag, ..self }
+    }
+
     /// TCP_pr's class for this flow's packets (see
     /// [`TcpConfig::priority_deadlines`]); 0 without TCP_pr.
     fn priority_class(info: &FlowInfo, thresholds: &[Dur]) -> u64 {
@@ -131,7 +152,7 @@ impl TcpSender {
         let mss = info.mss.max(1) as u64;
         let rto = cfg.rto_init.unwrap_or_else(|| cfg.rto_min.max(Dur(info.base_rtt.0.saturating_mul(3))));
         TcpSender {
-            prio: TcpSender::priority_class(&info, &cfg.priority_deadlines),
+            tag: Tag::Fixed(TcpSender::priority_class(&info, &cfg.priority_deadlines)),
             info,
             cc,
             mss,
@@ -239,7 +260,7 @@ impl TcpSender {
     fn data_packet(&mut self, now: Time, seq: u64, retransmit: bool) -> Packet {
         let len = self.seg_len(seq) as u32;
         let mut p = Packet::new(self.info.id, PacketKind::Data, false, now);
-        p.prio = self.prio;
+        p.prio = self.tag.class(seq);
         p.seq = seq;
         p.payload = len;
         p.wire = crate::packet::HEADER_BYTES + len;
@@ -413,7 +434,8 @@ impl TcpSender {
                 self.cwnd += self.cc.increase(self.mss, &self.progress(now));
             }
         }
-        self.cwnd = self.cwnd.min(self.max_cwnd.max(self.mss));
+        let cap = self.cc.window_cap(self.mss, &self.progress(now)).unwrap_or(u64::MAX);
+        self.cwnd = self.cwnd.min(self.max_cwnd.min(cap).max(self.mss));
     }
 
     /// ECN-Echo: reduce at most once per window of data (DCTCP §3.1,
@@ -499,7 +521,7 @@ impl Endpoint for TcpSender {
                 }
                 self.syn_pending = false;
                 let mut p = Packet::new(self.info.id, PacketKind::Syn, false, now);
-                p.prio = self.prio;
+                p.prio = self.tag.class(0);
                 p.retransmit = self.syn_retransmit;
                 if self.syn_retransmit {
                     self.retransmits += 1;

@@ -15,6 +15,7 @@ fn info(size: u64) -> FlowInfo {
         size: Bytes(size),
         start: Time::ZERO,
         deadline: None,
+        size_known: false,
         mss: MSS as u32,
         line_rate: Rate::gbps(1),
         base_rtt: Dur::us(100),

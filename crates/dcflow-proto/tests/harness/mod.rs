@@ -136,6 +136,7 @@ pub fn flow(size: Bytes, rate: Rate, rtt: Dur) -> FlowInfo {
         size,
         start: Time::ZERO,
         deadline: None,
+        size_known: false,
         mss,
         line_rate: rate,
         // Unloaded RTT including one MTU's serialisation.
