@@ -240,7 +240,7 @@ CLAIMS += [
 
 @functools.cache
 def _validation_side(name: str) -> dict[str, Any]:
-    """dcflow's side of the YAPS comparison `name` (run once per case)."""
+    """dcflow's side of the comparison `name` (run once per case)."""
     from dcflow.validation import CASES, dcflow_side
 
     return dcflow_side(next(c for c in CASES if c.name == name))
@@ -248,12 +248,12 @@ def _validation_side(name: str) -> dict[str, Any]:
 
 def _validation_claims() -> list[Claim]:
     """docs/validation.md: dcflow's mean FCT and per-bucket mean slowdown of
-    each comparison with YAPS (the peer's numbers are recorded)."""
+    each comparison with YAPS and htsim (the peers' numbers are recorded)."""
     from dcflow.validation import CASES, recorded, table_rows
 
     claims = []
     for case in CASES:
-        command = (f"python bench/validation/yaps_compare.py --protocol {case.protocol} --workload {case.workload} "
+        command = (f"python {case.spec.script} --protocol {case.protocol} --workload {case.workload} "
                    f"--load {case.load}")
         for text, key, value in table_rows(case, recorded(case)):
             scale = 1e6 if key == "fct_mean_s" else 1.0

@@ -158,6 +158,10 @@ KEYS: tuple[Key, ...] = (
     _protocol("dupack_threshold", "integer", "Duplicate ACKs that trigger fast retransmit.", TCP_FAMILY,
               paper="RFC 5681 §3.2"),
     _protocol("max_cwnd", "integer", "Cap on the congestion window in packets.", TCP_FAMILY, default="no cap"),
+    _protocol("init_ssthresh", "integer", "Initial slow-start threshold in packets.", TCP_FAMILY,
+              paper="RFC 5681 §3.1", default="arbitrarily high"),
+    _protocol("timestamps", "bool", "RTT samples from every ACK, retransmissions included (RFC 7323 §4); "
+              "false: Karn's rule.", TCP_FAMILY, paper="RFC 6298 §3 (false)", default="false"),
     _protocol("handshake", "bool", "SYN / SYN-ACK exchange (one RTT) before the first data packet.", TCP_FAMILY),
     _protocol("priority_deadlines", "list of times", "TCP_pr: deadline thresholds of the switch priority classes "
               "(needs topology.queue = \"priority\").", ("tcp",), paper="D3 §6.1.1", default="[] (one class)"),

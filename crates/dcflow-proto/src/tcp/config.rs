@@ -39,6 +39,19 @@ pub struct TcpConfig {
     /// ns-2 `window_`). Default: no cap.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cwnd: Option<u32>,
+    /// Initial slow-start threshold in packets. Default unset: arbitrarily
+    /// high (RFC 5681 §3.1 "SHOULD be set arbitrarily high"), so slow start
+    /// ends at the first loss or mark. A finite value is what some simulators
+    /// start with (htsim's TcpSrc: 100 packets, docs/validation.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh: Option<u32>,
+    /// Take an RTT sample from every ACK, those answering retransmissions
+    /// included, as the echoed timestamp of RFC 7323 §4 allows (htsim's
+    /// TcpSrc does so, docs/validation.md). Default false: Karn's rule (RFC
+    /// 6298 §3), no sample from a retransmission, so a backed-off RTO stays
+    /// backed off until new data is acknowledged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timestamps: bool,
     /// SYN / SYN-ACK exchange (one RTT) before the first data packet. Default
     /// true, as in the papers' TCP baselines.
     pub handshake: bool,
@@ -66,6 +79,8 @@ impl Default for TcpConfig {
             init_cwnd: 2,
             dupack_threshold: 3,
             max_cwnd: None,
+            init_ssthresh: None,
+            timestamps: false,
             handshake: true,
             priority_deadlines: Vec::new(),
             stop_at_deadline: false,
@@ -84,6 +99,9 @@ impl TcpConfig {
         ensure(self.dupack_threshold >= 1, "dupack_threshold", "must be at least 1")?;
         if let Some(m) = self.max_cwnd {
             ensure(m >= 1, "max_cwnd", "must be at least 1 packet")?;
+        }
+        if let Some(s) = self.init_ssthresh {
+            ensure(s >= 1, "init_ssthresh", "must be at least 1 packet")?;
         }
         let d = &self.priority_deadlines;
         ensure(
@@ -120,6 +138,12 @@ pub struct DctcpConfig {
     /// See [`TcpConfig::max_cwnd`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cwnd: Option<u32>,
+    /// See [`TcpConfig::init_ssthresh`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh: Option<u32>,
+    /// See [`TcpConfig::timestamps`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timestamps: bool,
     /// See [`TcpConfig::handshake`].
     pub handshake: bool,
     /// See [`TcpConfig::stop_at_deadline`].
@@ -147,6 +171,8 @@ impl DctcpConfig {
             init_cwnd: t.init_cwnd,
             dupack_threshold: t.dupack_threshold,
             max_cwnd: t.max_cwnd,
+            init_ssthresh: t.init_ssthresh,
+            timestamps: t.timestamps,
             handshake: t.handshake,
             stop_at_deadline: t.stop_at_deadline,
             g: 1.0 / 16.0,
@@ -161,6 +187,8 @@ impl DctcpConfig {
             init_cwnd: self.init_cwnd,
             dupack_threshold: self.dupack_threshold,
             max_cwnd: self.max_cwnd,
+            init_ssthresh: self.init_ssthresh,
+            timestamps: self.timestamps,
             handshake: self.handshake,
             priority_deadlines: Vec::new(),
             stop_at_deadline: self.stop_at_deadline,
@@ -240,7 +268,7 @@ pub(super) fn refuse_unknown(unknown: &BTreeMap<String, IgnoredAny>, protocol: &
         None => Ok(()),
         Some(key) => Err(ConfigError::new(
             key.clone(),
-            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, handshake, stop_at_deadline, g, alpha_init"),
+            format!("unknown key of `{protocol}`; allowed: {own}, rto_min, rto_init, init_cwnd, dupack_threshold, max_cwnd, init_ssthresh, timestamps, handshake, stop_at_deadline, g, alpha_init"),
         )),
     }
 }

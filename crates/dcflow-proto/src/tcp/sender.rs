@@ -31,6 +31,8 @@ pub struct TcpSender {
     dupack_threshold: u32,
     max_cwnd: u64,
     handshake: bool,
+    /// RTT samples from ACKs of retransmissions too ([`TcpConfig::timestamps`]).
+    timestamps: bool,
     rto_min: Dur,
     /// The flow's deadline when `stop_at_deadline` is set: the sender gives
     /// the flow up then ([`TcpConfig::stop_at_deadline`]).
@@ -158,6 +160,7 @@ impl TcpSender {
             dupack_threshold: cfg.dupack_threshold.max(1),
             max_cwnd: cfg.max_cwnd.map_or(u64::MAX, |m| m.max(1) as u64 * mss),
             handshake: cfg.handshake,
+            timestamps: cfg.timestamps,
             rto_min: cfg.rto_min,
             stop_at: if cfg.stop_at_deadline { info.deadline } else { None },
             phase: Phase::Idle,
@@ -165,7 +168,7 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             cwnd: cfg.init_cwnd.max(1) as u64 * mss,
-            ssthresh: u64::MAX,
+            ssthresh: cfg.init_ssthresh.map_or(u64::MAX, |s| s.max(1) as u64 * mss),
             ca_acked: 0,
             dupacks: 0,
             in_recovery: false,
@@ -305,7 +308,7 @@ impl TcpSender {
         if self.phase != Phase::SynSent {
             return; // duplicate SYN-ACK of a retransmitted SYN
         }
-        if !pkt.retransmit {
+        if !pkt.retransmit || self.timestamps {
             self.rtt_sample(now.since(pkt.sent_at));
         }
         self.phase = Phase::Established;
@@ -326,7 +329,7 @@ impl TcpSender {
         }
         // An ACK cannot acknowledge bytes never sent.
         let ack = pkt.seq.min(self.snd_max);
-        if !pkt.retransmit {
+        if !pkt.retransmit || self.timestamps {
             self.rtt_sample(now.since(pkt.sent_at));
         }
         // Bytes of the data packet this ACK answers (the receiver ACKs each one).

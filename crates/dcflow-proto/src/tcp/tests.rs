@@ -255,6 +255,52 @@ fn config_defaults_and_unknown_keys() {
     assert!(d.validate().is_ok());
     assert_eq!(DctcpConfig { g: 0.0, ..d }.validate().unwrap_err().key, "g");
     assert_eq!(TcpConfig { init_cwnd: 0, ..TcpConfig::default() }.validate().unwrap_err().key, "init_cwnd");
+    assert_eq!(TcpConfig { init_ssthresh: Some(0), ..TcpConfig::default() }.validate().unwrap_err().key, "init_ssthresh");
+}
+
+#[test]
+fn slow_start_ends_at_the_initial_ssthresh() {
+    // One window of 4 packets, each ACKed: unset (arbitrarily high, RFC
+    // 5681 §3.1) it is slow start, one MSS per ACK; at an initial ssthresh
+    // of 4 packets it is congestion avoidance, one MSS per window.
+    let window_after_one_rtt = |init_ssthresh| {
+        let cfg = TcpConfig { init_cwnd: 4, init_ssthresh, ..no_hs() };
+        let mut s = TcpSender::new(info(1_000_000), &cfg);
+        let out = drain(&mut s, Time::ZERO);
+        assert_eq!(out.len(), 4);
+        for p in &out {
+            s.handle_packet(Time(100), &ack(p.seq + p.payload as u64, p.seq, p.sent_at));
+        }
+        (s.ssthresh(), s.cwnd())
+    };
+    assert_eq!(window_after_one_rtt(None), (u64::MAX, 8 * MSS));
+    assert_eq!(window_after_one_rtt(Some(4)), (4 * MSS, 5 * MSS));
+}
+
+#[test]
+fn timestamps_take_rtt_samples_from_retransmissions_karn_does_not() {
+    // After a timeout the RTO is backed off; the ACK of the retransmitted
+    // segment resets it with `timestamps`, and leaves it under Karn's rule.
+    let rto_after_retransmission = |timestamps| {
+        let cfg = TcpConfig { rto_min: Dur::us(200), timestamps, ..no_hs() };
+        let mut s = TcpSender::new(info(10 * MSS), &cfg);
+        let first = drain(&mut s, Time::ZERO);
+        s.handle_packet(Time::ZERO + Dur::us(100), &ack(MSS, 0, first[0].sent_at));
+        let _ = drain(&mut s, Time::ZERO + Dur::us(100));
+        let fire = s.poll_timeout().expect("timer running");
+        s.handle_timeout(fire);
+        let retx = drain(&mut s, fire);
+        assert!(retx[0].retransmit);
+        let backed_off = s.rto();
+        let mut a = ack(2 * MSS, MSS, retx[0].sent_at);
+        a.retransmit = true;
+        s.handle_packet(fire + Dur::us(100), &a);
+        (backed_off, s.rto())
+    };
+    let (backed_off, karn) = rto_after_retransmission(false);
+    assert_eq!(karn, backed_off);
+    let (_, ts) = rto_after_retransmission(true);
+    assert!(ts < backed_off, "{ts:?} < {backed_off:?}");
 }
 
 #[test]
