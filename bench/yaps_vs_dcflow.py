@@ -26,8 +26,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import dcflow
-from dcflow.validation import (BUCKETS, MATCHED, YAPS_NETWORK, dcflow_columns, replay, run_child, summarize_dcflow,
-                               summarize_yaps)
+from dcflow.validation import (BUCKETS, MATCHED, YAPS_NETWORK, dcflow_columns, parse_yaps, replay, run_child,
+                               summarize_dcflow, summarize_fcts)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{flows} flows, run {i + 1}: YAPS {cpu['yaps'][-1]:.2f} s, dcflow {cpu['dcflow'][-1]:.2f} s CPU",
                       flush=True)
             cols = dcflow_columns(pq.read_table(tmp / f"out-{flows}" / "flows.parquet"))
-            sides = {"YAPS": summarize_yaps(yaps_out, cols), "dcflow": summarize_dcflow(cols, resolved["topology"])}
+            sides = {"YAPS": summarize_fcts(parse_yaps(yaps_out), cols, "YAPS"), "dcflow": summarize_dcflow(cols, resolved["topology"])}
             ratio = statistics.median(cpu["yaps"]) / statistics.median(cpu["dcflow"])
             print(f"{flows} flows: CPU median YAPS {statistics.median(cpu['yaps']):.2f} s, "
                   f"dcflow {statistics.median(cpu['dcflow']):.2f} s, ratio {ratio:.2f}x")
