@@ -26,7 +26,7 @@ impl Sim {
         }
         self.started += 1;
         self.flows[f as usize].started = true;
-        if self.hosts.scheduled {
+        if self.hosts.scheduled() {
             if self.router.is_none() || self.route_new_flow(f) {
                 self.start_host_flow(f);
             }
@@ -131,7 +131,7 @@ impl Sim {
     /// larger than a cache line, and copying it out cost more than reading it.
     #[inline]
     pub(crate) fn deliver(&mut self, idx: u32) {
-        if self.hosts.scheduled {
+        if self.hosts.scheduled() {
             return self.deliver_to_host(idx);
         }
         let pkt = self.packets.get(idx);

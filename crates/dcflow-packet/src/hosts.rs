@@ -6,67 +6,62 @@
 //! agent exactly as it drains a per-flow endpoint (`endpoints.rs`): its
 //! packets are injected on their flow's path, its one timer is re-armed
 //! (a timer event whose time differs from the armed one is stale), and its
-//! per-flow events become the flows' outcomes. Agents are created when a
-//! host first takes part in a flow and live to the end of the run: they are
-//! a host's state, not a flow's, so nothing is released per flow.
+//! per-flow events become the flows' outcomes. Every host gets its agent
+//! when the run is built (a host's state, not a flow's: nothing is released
+//! per flow), so delivering a packet is an index, not a look-up of the
+//! host's link.
 
 use crate::flows::FlowState;
 use crate::sim::{Event, Sim};
-use dcflow_core::{FlowId, NodeId, Rate, Time};
+use dcflow_core::{FlowId, NodeId, Time};
+use dcflow_net::Topology;
 use dcflow_proto::{FlowEvent, HostAgent, HostEndpoint, ProtocolConfig};
 
 pub struct Hosts {
-    /// Whether the protocol runs host agents at all.
-    pub scheduled: bool,
-    /// By node id, created on first use.
-    agents: Vec<Option<HostAgent>>,
+    /// By host (hosts are nodes `0..hosts`); empty for per-flow protocols.
+    agents: Vec<HostAgent>,
     /// The time of each agent's armed timer event.
     timer_at: Vec<Option<Time>>,
 }
 
 impl Hosts {
-    pub fn new(protocol: &ProtocolConfig) -> Hosts {
-        Hosts { scheduled: protocol.host_scheduled(), agents: Vec::new(), timer_at: Vec::new() }
+    /// One agent per host of `topo`, each paced at its access link's rate
+    /// (a host's first link; a BCube server's links all run at one rate).
+    pub fn new(protocol: &ProtocolConfig, topo: &Topology) -> Hosts {
+        let agents: Vec<HostAgent> = (0..topo.hosts)
+            .map_while(|h| protocol.host_agent(topo.links[topo.out_links[h][0] as usize].rate, topo.mtu))
+            .collect();
+        Hosts { timer_at: vec![None; agents.len()], agents }
+    }
+
+    /// Whether the protocol runs host agents (and no per-flow endpoints).
+    #[inline]
+    pub fn scheduled(&self) -> bool {
+        !self.agents.is_empty()
     }
 
     /// Retransmissions of every agent.
     pub fn retransmits(&self) -> u64 {
-        self.agents.iter().flatten().map(|a| a.retransmits()).sum()
+        self.agents.iter().map(|a| a.retransmits()).sum()
     }
 
     /// Bytes of `flow` its destination holds in order, for a protocol run
     /// by host agents (`None` otherwise): a delivered flow's destination
     /// may have forgotten it, and the engine kept its size.
     pub fn bytes_delivered(&self, flow: &FlowState) -> Option<u64> {
-        if !self.scheduled {
-            return None;
-        }
-        if flow.finish.is_some() {
-            return Some(flow.released_bytes_delivered);
-        }
-        let agent = self.agents.get(flow.spec.dst as usize).and_then(Option::as_ref);
-        Some(agent.map_or(0, |a| a.bytes_delivered(flow.spec.id)))
+        let agent = self.agents.get(flow.spec.dst as usize)?;
+        Some(if flow.finish.is_some() { flow.released_bytes_delivered } else { agent.bytes_delivered(flow.spec.id) })
     }
 }
 
 impl Sim {
-    /// The agent of `node`, created with its access link's `rate` if new.
-    fn host_agent(&mut self, node: NodeId, rate: Rate) -> &mut HostAgent {
-        let n = node as usize;
-        if self.hosts.agents.len() <= n {
-            self.hosts.agents.resize_with(n + 1, || None);
-            self.hosts.timer_at.resize(n + 1, None);
-        }
-        let (protocol, mtu) = (&self.protocol, self.topo.mtu);
-        self.hosts.agents[n].get_or_insert_with(|| protocol.host_agent(rate, mtu).expect("a host-scheduled protocol"))
-    }
 
     /// Flow `f` starts (its path is set): its source's agent takes it.
     pub(crate) fn start_host_flow(&mut self, f: FlowId) {
         let now = self.now;
         let flow = &self.flows[f as usize];
         let (src, info) = (flow.spec.src, flow.info);
-        self.host_agent(src, info.line_rate).start_flow(now, info);
+        self.hosts.agents[src as usize].start_flow(now, info);
         self.progress();
         self.drive_host(src);
     }
@@ -78,9 +73,7 @@ impl Sim {
             return; // stale: re-armed since
         }
         self.hosts.timer_at[n] = None;
-        if let Some(a) = self.hosts.agents[n].as_mut() {
-            a.handle_timeout(now);
-        }
+        self.hosts.agents[n].handle_timeout(now);
         self.drive_host(node);
     }
 
@@ -92,12 +85,7 @@ impl Sim {
         let flow = &mut self.flows[pkt.flow as usize];
         flow.in_flight -= 1;
         let (node, f) = (flow.dest(pkt.reverse), pkt.flow);
-        // The host's own access link: the first link of the flow's path
-        // that leaves it.
-        let rate = self.topo.links[flow.route(!pkt.reverse, pkt.path)[0] as usize].rate;
-        self.host_agent(node, rate);
-        let pkt = self.packets.get(idx);
-        let agent = self.hosts.agents[node as usize].as_mut().expect("created above");
+        let agent = &mut self.hosts.agents[node as usize];
         let before = agent.bytes_delivered(f);
         agent.handle_packet(now, pkt);
         let advanced = agent.bytes_delivered(f) > before;
@@ -112,13 +100,13 @@ impl Sim {
     fn drive_host(&mut self, node: NodeId) {
         let now = self.now;
         let n = node as usize;
-        while let Some(pkt) = self.hosts.agents[n].as_mut().and_then(|a| a.poll_transmit(now)) {
+        while let Some(pkt) = self.hosts.agents[n].poll_transmit(now) {
             // A flow terminated for want of a path sends nothing.
             if !self.flows[pkt.flow as usize].no_path {
                 self.inject(pkt);
             }
         }
-        let agent = self.hosts.agents[n].as_mut().expect("driven agents exist");
+        let agent = &mut self.hosts.agents[n];
         let mut outcomes = 0;
         while let Some((f, ev)) = agent.poll_event() {
             let flow = &mut self.flows[f as usize];

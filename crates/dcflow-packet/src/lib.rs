@@ -110,9 +110,11 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     let measured = scenario.measured_links(&topo);
     let first_start = flows.iter().map(|f| f.spec.start).min().unwrap_or(Time::ZERO);
     let changes = scenario.faults.link_changes(&topo, scenario.stop)?;
-    let sizes: Vec<u64> = flows.iter().map(|f| f.spec.size.0).collect();
-    let bdp = flows.iter().map(|f| f.info.line_rate.bytes_in(f.info.base_rtt).0).max().unwrap_or(0);
-    let protocol = scenario.protocol.for_run(&sizes, bdp);
+    let protocol = scenario.protocol.for_run(|| {
+        let sizes = flows.iter().map(|f| f.spec.size.0).collect();
+        let bdp = flows.iter().map(|f| f.info.line_rate.bytes_in(f.info.base_rtt).0).max().unwrap_or(0);
+        (sizes, bdp)
+    });
     let mut sim = Sim::new(topo, &protocol, flows, scenario.seed);
     apply_faults(&mut sim, &scenario.faults);
     if adaptive || !changes.is_empty() {

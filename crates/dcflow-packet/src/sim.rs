@@ -156,6 +156,7 @@ impl Sim {
         if let Some(first) = flows.first() {
             events.push(first.spec.start, Event::FlowStart(first.spec.id));
         }
+        let hosts = crate::hosts::Hosts::new(protocol, &topo);
         Sim {
             now: Time::ZERO,
             events,
@@ -177,7 +178,7 @@ impl Sim {
             changes: Vec::new(),
             convergence: Dur::ZERO,
             keep_endpoints: false,
-            hosts: crate::hosts::Hosts::new(protocol),
+            hosts,
             driving: None,
         }
     }

@@ -256,13 +256,16 @@ impl ProtocolConfig {
         }
     }
 
-    /// The section as a run resolves it against its flows: `sizes` are
-    /// the flows' sizes and `bdp` the topology's largest bandwidth-delay
-    /// product in bytes. Only Homa reads them: its unscheduled cutoffs come
-    /// from the workload (Homa §3.4).
-    pub fn for_run(&self, sizes: &[u64], bdp: u64) -> ProtocolConfig {
+    /// The section as a run resolves it against its flows: `workload`
+    /// gives the flows' sizes and the topology's largest bandwidth-delay
+    /// product in bytes, and is called only by the protocol that reads
+    /// them, Homa: its unscheduled cutoffs come from the workload (Homa §3.4).
+    pub fn for_run(&self, workload: impl FnOnce() -> (Vec<u64>, u64)) -> ProtocolConfig {
         match self {
-            ProtocolConfig::Homa(c) => ProtocolConfig::Homa(c.resolved(sizes, bdp)),
+            ProtocolConfig::Homa(c) => {
+                let (sizes, bdp) = workload();
+                ProtocolConfig::Homa(c.resolved(&sizes, bdp))
+            }
             p => p.clone(),
         }
     }

@@ -45,7 +45,7 @@ fn web_search_and_data_mining_get_one_unscheduled_level() {
         .unwrap();
         let topo = s.build_topology().unwrap();
         let sizes: Vec<u64> = s.flow_specs(&topo).unwrap().iter().map(|f| f.size.0).collect();
-        let dcflow_proto::ProtocolConfig::Homa(c) = s.protocol.for_run(&sizes, 10_000) else { panic!("homa") };
+        let dcflow_proto::ProtocolConfig::Homa(c) = s.protocol.for_run(move || (sizes, 10_000)) else { panic!("homa") };
         assert_eq!((c.unscheduled_priorities, c.unscheduled_cutoffs.len()), (1, 0), "{size}");
     }
 }
