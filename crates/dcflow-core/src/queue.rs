@@ -199,7 +199,12 @@ impl<E: Copy> EventQueue<E> {
         if pops < 32 {
             return;
         }
-        let empty_per_pop = self.empty_scanned / pops;
+        // Widen when pops cross at least one empty bucket each, tested
+        // without a division: this runs on every pop.
+        let widen = self.empty_scanned >= pops;
+        if !widen && pops < ADAPT_EVERY as u64 {
+            return;
+        }
         if pops >= ADAPT_EVERY as u64
             && self.ring.len() < RING_MAX
             && self.far.len() > GROW_FAR_PER_BUCKET * self.ring.len()
@@ -212,10 +217,9 @@ impl<E: Copy> EventQueue<E> {
             let shift = self.shift;
             self.rebuild(shift);
         }
-        let new_shift = if empty_per_pop >= 1 {
+        let new_shift = if widen {
+            let empty_per_pop = self.empty_scanned / pops;
             (self.shift + 2 + (63 - empty_per_pop.leading_zeros())).min(MAX_SHIFT)
-        } else if pops < ADAPT_EVERY as u64 {
-            return;
         } else if self.entries_scanned > CROWDED * pops && self.empty_scanned * 4 < pops {
             // Halving roughly doubles the empty buckets crossed; below a
             // quarter per pop that stays under one, so the width does not
