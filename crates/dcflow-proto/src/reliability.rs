@@ -45,6 +45,10 @@ pub struct SegmentTracker {
     /// (the live entries of `lost`), so `has_pending` on the per-packet path
     /// does not scan the queue.
     lost_live: usize,
+    /// Segments sent and neither acknowledged nor declared lost, kept
+    /// as segments change state: pFabric's sender asks before every packet,
+    /// and counting them scanned the whole window each time.
+    in_flight: usize,
     retransmits: u64,
 }
 
@@ -58,6 +62,7 @@ impl SegmentTracker {
             segments: VecDeque::new(),
             lost: VecDeque::new(),
             lost_live: 0,
+            in_flight: 0,
             retransmits: 0,
         }
     }
@@ -86,7 +91,8 @@ impl SegmentTracker {
     }
     /// Segments sent and neither acknowledged nor declared lost.
     pub fn in_flight(&self) -> usize {
-        self.segments.iter().filter(|s| !s.acked && !s.lost).count()
+        debug_assert_eq!(self.in_flight, self.segments.iter().filter(|s| !s.acked && !s.lost).count());
+        self.in_flight
     }
     pub fn retransmits(&self) -> u64 {
         self.retransmits
@@ -116,6 +122,7 @@ impl SegmentTracker {
                 let seg = &mut self.segments[i];
                 seg.lost = false;
                 self.lost_live -= 1;
+                self.in_flight += 1;
                 seg.sent_at = now;
                 self.retransmits += 1;
                 return Some(Send { seq, len: seg.len, retransmit: true });
@@ -128,6 +135,7 @@ impl SegmentTracker {
         let seq = self.next_new;
         self.next_new += len as u64;
         self.segments.push_back(Segment { len, sent_at: now, acked: false, lost: false });
+        self.in_flight += 1;
         Some(Send { seq, len, retransmit: false })
     }
 
@@ -137,8 +145,12 @@ impl SegmentTracker {
         let before = self.cumulative;
         if let Some(i) = self.index(acked_seq) {
             let seg = &mut self.segments[i];
-            if seg.lost && !seg.acked {
-                self.lost_live -= 1;
+            if !seg.acked {
+                if seg.lost {
+                    self.lost_live -= 1;
+                } else {
+                    self.in_flight -= 1;
+                }
             }
             seg.acked = true;
         }
@@ -146,8 +158,12 @@ impl SegmentTracker {
         while self.cumulative < cum {
             match self.segments.pop_front() {
                 Some(seg) => {
-                    if seg.lost && !seg.acked {
-                        self.lost_live -= 1;
+                    if !seg.acked {
+                        if seg.lost {
+                            self.lost_live -= 1;
+                        } else {
+                            self.in_flight -= 1;
+                        }
                     }
                     self.cumulative += seg.len as u64;
                 }
@@ -169,6 +185,7 @@ impl SegmentTracker {
             if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
                 seg.lost = true;
                 self.lost_live += 1;
+                self.in_flight -= 1;
                 self.lost.push_back(self.cumulative + i as u64 * self.mss as u64);
                 n += 1;
             }
