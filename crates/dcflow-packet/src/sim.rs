@@ -314,11 +314,14 @@ impl Sim {
             self.drop_by_failure(idx, link);
             return;
         }
-        let view = PortView {
+        // The agent sees the port as the packet found it (taken before the
+        // queue acts); most ports run none and skip the reads.
+        let agent = agent && !matches!(port.agent, PortAgent::Forward);
+        let view = agent.then(|| PortView {
             rate: self.topo.links[link as usize].rate,
             queue_bytes: port.queue.bytes(),
             tx_bytes: port.tx_bytes,
-        };
+        });
         let pkt = self.packets.get_mut(idx);
         // An idle port with an empty queue sends at once: no queue discipline
         // acts on an empty queue (nothing to drop, mark or reorder).
@@ -341,7 +344,7 @@ impl Sim {
             }
         }
         let port = &mut self.ports[link as usize];
-        if agent && !matches!(port.agent, PortAgent::Forward) {
+        if let Some(view) = view {
             // Every port on the path runs the agent, the sender's NIC
             // (hop 0) first: the hop is the agent's index on the path.
             let pkt = self.packets.get_mut(idx);
