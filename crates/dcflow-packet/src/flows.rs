@@ -39,7 +39,8 @@ pub struct FlowState {
     pub terminated: bool,
     pub ideal: Dur,
     /// Payload bytes whose serialization on the flow's last link has begun:
-    /// what the monitor's flow series measures (exact, like the links').
+    /// what the monitor's flow series measures (exact, like the links');
+    /// counted only in monitored runs.
     pub last_hop_payload: u64,
     /// The flow's ECMP hash (salted by the seed, docs/architecture.md rule 5).
     pub hash: u64,

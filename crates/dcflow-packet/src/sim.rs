@@ -57,7 +57,8 @@ pub struct Port {
     /// Drop probability of the link (faults.loss), 0 for most links.
     pub loss: f64,
     /// The packet being serialized, if it is a flow's data on its last link:
-    /// (flow, payload, wire bytes), for the monitor's exact flow samples.
+    /// (flow, payload, wire bytes), for the monitor's exact flow samples
+    /// (kept only in monitored runs).
     pub last_hop_data: Option<(FlowId, u32, u32)>,
     /// The node the link leads to (kept here: the port is in cache when a
     /// packet leaves, the topology's link table may not be).
@@ -420,12 +421,15 @@ impl Sim {
                 to == self.flows[pkt.flow as usize].dest(pkt.reverse)
             }
         };
-        let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
-        if let Some((f, payload, _)) = data {
-            self.flows[f as usize].last_hop_payload += payload as u64;
+        // Only the monitor's flow samples read what the last link carries.
+        if self.monitor.is_some() {
+            let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
+            if let Some((f, payload, _)) = data {
+                self.flows[f as usize].last_hop_payload += payload as u64;
+            }
+            self.ports[link as usize].last_hop_data = data;
         }
-        let port = &mut self.ports[link as usize];
-        port.last_hop_data = data;
+        let port = &self.ports[link as usize];
         // No processing at the destination (see flows::hop_delay).
         let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
         self.events.push(done + delay, Event::Arrive(idx));
