@@ -66,13 +66,17 @@ impl Router {
         (s.link, s.epoch)
     }
 
-    /// Packet `idx` starts serializing on `link`, which leaves node `from`.
-    pub fn on_transmit(&mut self, idx: u32, link: LinkId, epoch: u32, from_switch: Option<NodeId>, wire: u32, now: Time) {
+    /// Packet `idx` starts serializing on `link` (CONGA's switches measure
+    /// the links they send on).
+    pub fn on_transmit(&mut self, topo: &Topology, idx: u32, link: LinkId, epoch: u32, wire: u32, now: Time) {
         let s = &mut self.slots[idx as usize];
         s.link = link;
         s.epoch = epoch;
-        if let (Some(g), Some(from)) = (self.policy.conga.as_mut(), from_switch) {
-            g.on_transmit(link, from, wire, now, &mut s.tag);
+        if let Some(g) = self.policy.conga.as_mut() {
+            let from = topo.links[link as usize].from;
+            if topo.forwards(from) {
+                g.on_transmit(link, from, wire, now, &mut s.tag);
+            }
         }
     }
 

@@ -415,9 +415,7 @@ impl Sim {
         let last_hop = match self.router.as_mut() {
             None => self.paths.is_last(pkt.route, pkt.hop),
             Some(r) => {
-                let from = self.topo.links[link as usize].from;
-                let at_switch = self.topo.forwards(from).then_some(from);
-                r.on_transmit(idx, link, epoch, at_switch, pkt.wire, self.now);
+                r.on_transmit(&self.topo, idx, link, epoch, pkt.wire, self.now);
                 to == self.flows[pkt.flow as usize].dest(pkt.reverse)
             }
         };
@@ -469,11 +467,12 @@ impl Sim {
     fn arrive_routed(&mut self, idx: u32) {
         let router = self.router.as_mut().expect("hop-by-hop routing");
         let (link, epoch) = router.last_link(idx);
-        if self.ports[link as usize].epoch != epoch {
+        let port = &self.ports[link as usize];
+        if port.epoch != epoch {
             self.drop_by_failure(idx, link);
             return;
         }
-        let at = self.topo.links[link as usize].to;
+        let at = port.to;
         router.on_arrival(idx, at, self.now);
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
