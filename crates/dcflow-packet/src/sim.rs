@@ -41,7 +41,12 @@ pub enum Event {
 
 pub struct Port {
     pub queue: PortQueue,
-    pub agent: PortAgent,
+    /// Boxed: a switch agent is hundreds of bytes, and inline it spread
+    /// the fields every hop reads over more cache lines (most ports run
+    /// none: `has_agent`).
+    pub agent: Box<PortAgent>,
+    /// The agent does something (is not plain forwarding).
+    has_agent: bool,
     /// The port is serializing until this time.
     pub busy_until: Time,
     /// A `TxDone` event is pending (always, while the queue is not empty).
@@ -143,9 +148,11 @@ impl Sim {
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
+                let agent = protocol.port_agent(l as LinkId, link.rate);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: protocol.port_agent(l as LinkId, link.rate),
+                    has_agent: !matches!(agent, PortAgent::Forward),
+                    agent: Box::new(agent),
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -317,7 +324,7 @@ impl Sim {
         }
         // The agent sees the port as the packet found it (taken before the
         // queue acts); most ports run none and skip the reads.
-        let agent = agent && !matches!(port.agent, PortAgent::Forward);
+        let agent = agent && port.has_agent;
         let view = agent.then(|| PortView {
             rate: self.topo.links[link as usize].rate,
             queue_bytes: port.queue.bytes(),
