@@ -138,7 +138,7 @@ impl Sim {
         let mut memr = |cands: &[(LinkId, dcflow_core::NodeId)]| {
             let tables: Vec<memr::Port> = cands
                 .iter()
-                .map(|&(l, _)| match &ports[l as usize].agent {
+                .map(|&(l, _)| match &*ports[l as usize].agent {
                     PortAgent::Merp(s) => memr::Port::of(s),
                     _ => memr::Port { table: &[], c: self.topo.links[l as usize].rate.as_bps_f64() / 8.0 },
                 })

@@ -11,6 +11,7 @@
 use crate::arena::PacketArena;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
+use crate::paths::PathTable;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
@@ -40,7 +41,12 @@ pub enum Event {
 
 pub struct Port {
     pub queue: PortQueue,
-    pub agent: PortAgent,
+    /// Boxed: a switch agent is hundreds of bytes, and inline it spread
+    /// the fields every hop reads over more cache lines (most ports run
+    /// none: `has_agent`).
+    pub agent: Box<PortAgent>,
+    /// The agent does something (is not plain forwarding).
+    has_agent: bool,
     /// The port is serializing until this time.
     pub busy_until: Time,
     /// A `TxDone` event is pending (always, while the queue is not empty).
@@ -56,7 +62,8 @@ pub struct Port {
     /// Drop probability of the link (faults.loss), 0 for most links.
     pub loss: f64,
     /// The packet being serialized, if it is a flow's data on its last link:
-    /// (flow, payload, wire bytes), for the monitor's exact flow samples.
+    /// (flow, payload, wire bytes), for the monitor's exact flow samples
+    /// (kept only in monitored runs).
     pub last_hop_data: Option<(FlowId, u32, u32)>,
     /// The node the link leads to (kept here: the port is in cache when a
     /// packet leaves, the topology's link table may not be).
@@ -91,6 +98,8 @@ pub struct Sim {
     pub now: Time,
     pub events: EventQueue<Event>,
     pub packets: PacketArena,
+    /// Every flow path, interned (`paths.rs`): packets are forwarded by it.
+    paths: PathTable,
     pub topo: Topology,
     pub(crate) protocol: ProtocolConfig,
     pub ports: Vec<Port>,
@@ -129,13 +138,21 @@ pub struct Sim {
 }
 
 impl Sim {
-    pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
+    pub fn new(topo: Topology, protocol: &ProtocolConfig, mut flows: Vec<FlowState>, seed: u64) -> Sim {
+        let mut paths = PathTable::default();
+        for f in &mut flows {
+            f.routes = [paths.intern(&f.fwd), paths.intern(&f.rev)];
+            f.extra_routes = f.extra.iter().map(|(d, r)| [paths.intern(d), paths.intern(r)]).collect();
+        }
+        paths.seal();
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
+                let agent = protocol.port_agent(l as LinkId, link.rate);
                 Port {
                     queue: topo.port_queue(l as LinkId),
-                    agent: protocol.port_agent(l as LinkId, link.rate),
+                    has_agent: !matches!(agent, PortAgent::Forward),
+                    agent: Box::new(agent),
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -161,6 +178,7 @@ impl Sim {
             now: Time::ZERO,
             events,
             packets: PacketArena::default(),
+            paths,
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
             ports,
@@ -260,7 +278,8 @@ impl Sim {
         let flow = &mut self.flows[pkt.flow as usize];
         flow.in_flight += 1;
         let Some(router) = self.router.as_mut() else {
-            let link = flow.route(pkt.reverse, pkt.path)[0];
+            pkt.route = flow.route_id(pkt.reverse, pkt.path);
+            let link = self.paths.link(pkt.route, 0).expect("a path has links");
             let idx = self.packets.insert(pkt);
             self.enqueue(link, idx, true);
             return;
@@ -303,11 +322,14 @@ impl Sim {
             self.drop_by_failure(idx, link);
             return;
         }
-        let view = PortView {
+        // The agent sees the port as the packet found it (taken before the
+        // queue acts); most ports run none and skip the reads.
+        let agent = agent && port.has_agent;
+        let view = agent.then(|| PortView {
             rate: self.topo.links[link as usize].rate,
             queue_bytes: port.queue.bytes(),
             tx_bytes: port.tx_bytes,
-        };
+        });
         let pkt = self.packets.get_mut(idx);
         // An idle port with an empty queue sends at once: no queue discipline
         // acts on an empty queue (nothing to drop, mark or reorder).
@@ -330,7 +352,7 @@ impl Sim {
             }
         }
         let port = &mut self.ports[link as usize];
-        if agent && !matches!(port.agent, PortAgent::Forward) {
+        if let Some(view) = view {
             // Every port on the path runs the agent, the sender's NIC
             // (hop 0) first: the hop is the agent's index on the path.
             let pkt = self.packets.get_mut(idx);
@@ -397,18 +419,22 @@ impl Sim {
         }
         let (epoch, to) = (port.epoch, port.to);
         let pkt = self.packets.get(idx);
-        let last_hop = to == self.flows[pkt.flow as usize].dest(pkt.reverse);
-        if let Some(r) = self.router.as_mut() {
-            let from = self.topo.links[link as usize].from;
-            let at_switch = self.topo.forwards(from).then_some(from);
-            r.on_transmit(idx, link, epoch, at_switch, pkt.wire, self.now);
+        let last_hop = match self.router.as_mut() {
+            None => self.paths.is_last(pkt.route, pkt.hop),
+            Some(r) => {
+                r.on_transmit(&self.topo, idx, link, epoch, pkt.wire, self.now);
+                to == self.flows[pkt.flow as usize].dest(pkt.reverse)
+            }
+        };
+        // Only the monitor's flow samples read what the last link carries.
+        if self.monitor.is_some() {
+            let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
+            if let Some((f, payload, _)) = data {
+                self.flows[f as usize].last_hop_payload += payload as u64;
+            }
+            self.ports[link as usize].last_hop_data = data;
         }
-        let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
-        if let Some((f, payload, _)) = data {
-            self.flows[f as usize].last_hop_payload += payload as u64;
-        }
-        let port = &mut self.ports[link as usize];
-        port.last_hop_data = data;
+        let port = &self.ports[link as usize];
         // No processing at the destination (see flows::hop_delay).
         let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
         self.events.push(done + delay, Event::Arrive(idx));
@@ -432,10 +458,9 @@ impl Sim {
         }
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
-        let (hop, reverse) = (pkt.hop as usize, pkt.reverse);
-        let path = self.flows[pkt.flow as usize].route(reverse, pkt.path);
-        let (arrived_on, next) = (path[hop - 1], path.get(hop).copied());
-        if reverse && self.reverse_agents {
+        let next = self.paths.link(pkt.route, pkt.hop);
+        if pkt.reverse && self.reverse_agents {
+            let arrived_on = self.paths.link(pkt.route, pkt.hop - 1).expect("the link it arrived on");
             self.reverse_pass(idx, arrived_on);
         }
         match next {
@@ -449,11 +474,12 @@ impl Sim {
     fn arrive_routed(&mut self, idx: u32) {
         let router = self.router.as_mut().expect("hop-by-hop routing");
         let (link, epoch) = router.last_link(idx);
-        if self.ports[link as usize].epoch != epoch {
+        let port = &self.ports[link as usize];
+        if port.epoch != epoch {
             self.drop_by_failure(idx, link);
             return;
         }
-        let at = self.topo.links[link as usize].to;
+        let at = port.to;
         router.on_arrival(idx, at, self.now);
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
