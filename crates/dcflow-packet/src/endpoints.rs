@@ -35,7 +35,8 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let mut receiver = Receiver::new(flow.info);
         // The receiver's own access link bounds what it can take (PDQ §3.2).
-        receiver.set_max_rx_rate(self.topo.links[flow.rev[0] as usize].rate);
+        let access = self.paths.link(flow.routes[1], 0).expect("a path has links");
+        receiver.set_max_rx_rate(self.topo.links[access as usize].rate);
         flow.receiver = Some(Box::new(receiver));
         if self.router.is_some() && !self.route_new_flow(f) {
             return;

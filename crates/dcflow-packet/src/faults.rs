@@ -84,7 +84,7 @@ impl Sim {
             return None;
         }
         if flow.pinned {
-            return Some(flow.fwd.clone());
+            return Some(self.paths.path(flow.routes[0]).to_vec());
         }
         self.router.as_ref()?.routes().try_path(flow.spec.src, flow.spec.dst, flow.hash)
     }
@@ -97,7 +97,7 @@ impl Sim {
         let flow = &self.flows[f as usize];
         let reachable = self.router.as_ref().expect("checked").routes().hops(flow.spec.src, flow.spec.dst).is_some();
         let ok = reachable
-            && match (self.protocol.pins_paths(), flow.extra.is_empty()) {
+            && match (self.protocol.pins_paths(), flow.extra_routes.is_empty()) {
                 (false, _) => true,
                 (true, true) => self.pin(f, 0),
                 (true, false) => {
@@ -115,9 +115,9 @@ impl Sim {
     /// down in `down`; false when one has no path left.
     fn repin_broken_paths(&mut self, f: FlowId, down: &[bool]) -> bool {
         let flow = &self.flows[f as usize];
-        let broken: Vec<u8> = (0..=flow.extra.len() as u8)
-            .filter(|&p| flow.route(false, p).iter().chain(flow.route(true, p)).any(|&l| down[l as usize]))
-            .collect();
+        let route = |reverse, p| self.paths.path(flow.route_id(reverse, p));
+        let broken: Vec<u8> =
+            (0..flow.path_count()).filter(|&p| route(false, p).iter().chain(route(true, p)).any(|&l| down[l as usize])).collect();
         broken.into_iter().all(|p| self.pin(f, p))
     }
 
@@ -154,7 +154,8 @@ impl Sim {
             let Some(rev) = router.pin(&self.topo, dst, src, FlowKey::new(f, true, p), hash, now, None) else { return false };
             rev
         };
-        let left: Vec<LinkId> = self.flows[f as usize].route(false, p).iter().copied().filter(|l| !fwd.contains(l)).collect();
+        let old = self.paths.path(self.flows[f as usize].route_id(false, p));
+        let left: Vec<LinkId> = old.iter().copied().filter(|l| !fwd.contains(l)).collect();
         for l in left {
             self.ports[l as usize].agent.forget(f, p);
         }
@@ -162,13 +163,13 @@ impl Sim {
         if let Some(s) = flow.sender.as_mut() {
             s.path_changed(now, p);
         }
+        let ids = [self.paths.intern(&fwd), self.paths.intern(&rev)];
         if p == 0 {
             flow.info.line_rate = self.topo.links[fwd[0] as usize].rate;
             flow.info.base_rtt = base_rtt(&self.topo, &fwd, &rev);
-            flow.fwd = fwd;
-            flow.rev = rev;
+            flow.routes = ids;
         } else {
-            flow.extra[p as usize - 1] = (fwd, rev);
+            flow.extra_routes[p as usize - 1] = ids;
         }
         flow.pinned = true;
         true

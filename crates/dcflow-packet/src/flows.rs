@@ -10,16 +10,11 @@ use dcflow_workload::FlowSpec;
 
 pub struct FlowState {
     pub spec: FlowSpec,
-    /// Path 0 (the only path of single-path flows): data and replies.
-    pub fwd: Vec<LinkId>,
-    pub rev: Vec<LinkId>,
-    /// M-PDQ (PDQ §6): paths 1.. of a multipath flow as (data, replies),
-    /// built once when the flow is set up; empty for single-path flows.
-    pub extra: Vec<(Vec<LinkId>, Vec<LinkId>)>,
-    /// Path 0's (data, replies) ids in the engine's path table
-    /// (`paths.rs`), what its packets are forwarded by; `extra_routes`
-    /// likewise for `extra`. Set when the run is built.
+    /// Path 0 (the only path of single-path flows) as (data, replies) ids
+    /// in the engine's path table (`paths.rs`).
     pub routes: [u32; 2],
+    /// M-PDQ (PDQ §6): paths 1.. of a multipath flow as (data, replies)
+    /// ids, built once when the flow is set up; empty for single-path flows.
     pub extra_routes: Vec<[u32; 2]>,
     /// What the multipath sender knows of each path (path 0 first); empty
     /// for single-path flows.
@@ -44,7 +39,7 @@ pub struct FlowState {
     pub last_hop_payload: u64,
     /// The flow's ECMP hash (salted by the seed, docs/architecture.md rule 5).
     pub hash: u64,
-    /// Hop-by-hop routing only: the flow keeps to `fwd`/`rev` (pinned at
+    /// Hop-by-hop routing only: the flow keeps to `routes` (pinned at
     /// SYN time) instead of asking each switch's policy per packet.
     pub pinned: bool,
     /// Terminated because failures left no path to its destination.
@@ -55,31 +50,17 @@ pub struct FlowState {
 }
 
 impl FlowState {
-    /// The links a packet of this flow follows: path `path` (a packet's
-    /// [`dcflow_proto::Packet::path`]), forward or reverse.
-    #[inline]
-    pub fn route(&self, reverse: bool, path: u8) -> &[LinkId] {
-        if path == 0 {
-            if reverse {
-                &self.rev
-            } else {
-                &self.fwd
-            }
-        } else {
-            let (f, r) = &self.extra[path as usize - 1];
-            if reverse {
-                r
-            } else {
-                f
-            }
-        }
-    }
-
-    /// The path-table id of [`FlowState::route`]`(reverse, path)`.
+    /// The path-table id of the links a packet of this flow follows: path
+    /// `path` (a packet's [`dcflow_proto::Packet::path`]), forward or reverse.
     #[inline]
     pub fn route_id(&self, reverse: bool, path: u8) -> u32 {
         let ids = if path == 0 { self.routes } else { self.extra_routes[path as usize - 1] };
         ids[reverse as usize]
+    }
+
+    /// How many paths the flow has (M-PDQ subflows; 1 for most flows).
+    pub fn path_count(&self) -> u8 {
+        1 + self.extra_routes.len() as u8
     }
 
     /// The node a packet of this flow is headed for.

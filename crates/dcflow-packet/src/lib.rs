@@ -18,6 +18,7 @@ use dcflow_proto::{FlowInfo, ProtocolConfig, HEADER_BYTES};
 use dcflow_scenario::{FaultsConfig, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
 use monitor::Monitor;
+use paths::PathTable;
 use sim::Sim;
 use std::time::Instant;
 
@@ -45,6 +46,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     };
     let adaptive = scenario.topology.routing.adaptive();
     let retrace = |p: &[LinkId]| -> Vec<LinkId> { p.iter().rev().map(|&l| topo.reverse(l)).collect() };
+    let mut paths = PathTable::default();
     let flows: Vec<FlowState> = specs
         .into_iter()
         .map(|spec| {
@@ -58,8 +60,8 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
             } else {
                 routes.path(spec.dst, spec.src, hash)
             };
-            let extra: Vec<(Vec<LinkId>, Vec<LinkId>)> =
-                multi.iter().skip(1).map(|p| (p.clone(), retrace(p))).collect();
+            let extra_routes: Vec<[u32; 2]> =
+                multi.iter().skip(1).map(|p| [paths.intern(p), paths.intern(&retrace(p))]).collect();
             let path_info: Vec<PathInfo> = multi
                 .iter()
                 .map(|p| PathInfo { line_rate: topo.links[p[0] as usize].rate, base_rtt: base_rtt(&topo, p, &retrace(p)) })
@@ -87,11 +89,8 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
             };
             FlowState {
                 spec,
-                fwd,
-                rev,
-                extra,
-                routes: [0; 2],
-                extra_routes: Vec::new(),
+                routes: [paths.intern(&fwd), paths.intern(&rev)],
+                extra_routes,
                 path_info,
                 info,
                 sender: None,
@@ -118,7 +117,7 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
         let bdp = flows.iter().map(|f| f.info.line_rate.bytes_in(f.info.base_rtt).0).max().unwrap_or(0);
         (sizes, bdp)
     });
-    let mut sim = Sim::new(topo, &protocol, flows, scenario.seed);
+    let mut sim = Sim::new(topo, &protocol, flows, paths, scenario.seed);
     apply_faults(&mut sim, &scenario.faults);
     if adaptive || !changes.is_empty() {
         let rng = dcflow_core::stream(scenario.seed, dcflow_core::rng::component::ROUTING);
@@ -257,7 +256,7 @@ mod tests {
             ))
             .unwrap();
             let topo = s.build_topology().unwrap();
-            let mut sim = Sim::new(topo, &s.protocol, Vec::new(), 1);
+            let mut sim = Sim::new(topo, &s.protocol, Vec::new(), PathTable::default(), 1);
             apply_faults(&mut sim, &s.faults);
             let b = sim.topo.bottleneck();
             let got = (sim.ports[b as usize].loss, sim.ports[sim.topo.reverse(b) as usize].loss);

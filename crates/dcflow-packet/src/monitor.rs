@@ -23,7 +23,7 @@ fn serialized_bytes(port: &Port, rate: Rate, now: Time) -> u64 {
 /// hole, and whole packets at the sample after they arrived: 1.05 Gbps on a
 /// 1 Gbps link in the demo.)
 fn last_hop_bytes(sim: &Sim, f: &FlowState) -> u64 {
-    let link = *f.fwd.last().expect("a path has links");
+    let link = *sim.paths.path(f.routes[0]).last().expect("a path has links");
     let port = &sim.ports[link as usize];
     match port.last_hop_data {
         Some((flow, payload, wire)) if flow == f.spec.id && port.busy_until > sim.now => {

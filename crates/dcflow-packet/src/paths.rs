@@ -5,7 +5,10 @@
 //! path vector: two scattered reads per hop that miss the cache once a run
 //! has more flows than the cache holds (BENCHMARKS.md, "Packet engine").
 //! Identical paths share one entry (in a leaf-spine, every flow between the
-//! same two leaves through the same spine), which keeps the table small.
+//! same two leaves through the same spine), which keeps the table small;
+//! flows hold path ids instead of vectors of their own, which also keeps a
+//! run of a million flows small. Paths pinned while the run goes (timed
+//! failures) are interned as they come.
 
 use dcflow_core::LinkId;
 use std::collections::HashMap;
@@ -17,7 +20,7 @@ const END: LinkId = LinkId::MAX;
 pub struct PathTable {
     /// The links of every path, each followed by `END`.
     links: Vec<LinkId>,
-    /// Where each distinct path starts in `links` (only while interning).
+    /// Where each distinct path starts in `links`.
     index: HashMap<Vec<LinkId>, u32>,
 }
 
@@ -34,9 +37,10 @@ impl PathTable {
         id
     }
 
-    /// The interning index is only needed while the run is built.
-    pub fn seal(&mut self) {
-        self.index = HashMap::new();
+    /// The links of path `id`.
+    pub fn path(&self, id: u32) -> &[LinkId] {
+        let rest = &self.links[id as usize..];
+        &rest[..rest.iter().position(|&l| l == END).expect("every path ends")]
     }
 
     /// Link `hop` of path `id`, `None` past its last link.
@@ -64,7 +68,7 @@ mod tests {
         let b = t.intern(&[4, 7]);
         assert_eq!(t.intern(&[3, 7, 9]), a);
         assert_ne!(a, b);
-        t.seal();
+        assert_eq!((t.path(a), t.path(b)), (&[3, 7, 9][..], &[4, 7][..]));
         assert_eq!((0..4).map(|h| t.link(a, h)).collect::<Vec<_>>(), [Some(3), Some(7), Some(9), None]);
         assert_eq!((t.link(b, 0), t.link(b, 1), t.link(b, 2)), (Some(4), Some(7), None));
         assert!(!t.is_last(a, 1) && t.is_last(a, 2) && t.is_last(b, 1));

@@ -88,18 +88,26 @@ impl Router {
     }
 
     /// The link packet `pkt` (slot `idx`) of `flow` leaves `at` by, towards
-    /// `dst`, and whether the tables chose it because `at` is off the
-    /// flow's pinned path; `None` when the current tables have no route.
+    /// its destination, and whether the tables chose it because `at` is off
+    /// the flow's pinned path (`pinned`, the packet's path when its flow is
+    /// pinned); `None` when the current tables have no route.
     #[allow(clippy::too_many_arguments)]
-    pub fn next_link(&mut self, topo: &Topology, flow: &FlowState, pkt: &Packet, idx: u32, at: NodeId, dst: NodeId, now: Time) -> Option<(LinkId, bool)> {
-        if flow.pinned {
-            // A packet still on a path the flow has left since (rerouted
-            // while it flew) is routed by the tables from where it is.
-            let route = flow.route(pkt.reverse, pkt.path);
-            if let Some(&l) = route.iter().find(|&&l| topo.links[l as usize].from == at) {
-                return Some((l, false));
-            }
+    pub fn next_link(
+        &mut self,
+        topo: &Topology,
+        flow: &FlowState,
+        pinned: Option<&[LinkId]>,
+        pkt: &Packet,
+        idx: u32,
+        at: NodeId,
+        now: Time,
+    ) -> Option<(LinkId, bool)> {
+        // A packet still on a path the flow has left since (rerouted while
+        // it flew) is routed by the tables from where it is.
+        if let Some(&l) = pinned.and_then(|route| route.iter().find(|&&l| topo.links[l as usize].from == at)) {
+            return Some((l, false));
         }
+        let dst = flow.dest(pkt.reverse);
         let tag = &mut self.slots[idx as usize].tag;
         let key = FlowKey::new(pkt.flow, pkt.reverse, pkt.path);
         choose(&self.routes, &mut self.policy, at, dst, key, flow.hash, now, tag).map(|l| (l, true))

@@ -99,7 +99,7 @@ pub struct Sim {
     pub events: EventQueue<Event>,
     pub packets: PacketArena,
     /// Every flow path, interned (`paths.rs`): packets are forwarded by it.
-    paths: PathTable,
+    pub paths: PathTable,
     pub topo: Topology,
     pub(crate) protocol: ProtocolConfig,
     pub ports: Vec<Port>,
@@ -138,13 +138,7 @@ pub struct Sim {
 }
 
 impl Sim {
-    pub fn new(topo: Topology, protocol: &ProtocolConfig, mut flows: Vec<FlowState>, seed: u64) -> Sim {
-        let mut paths = PathTable::default();
-        for f in &mut flows {
-            f.routes = [paths.intern(&f.fwd), paths.intern(&f.rev)];
-            f.extra_routes = f.extra.iter().map(|(d, r)| [paths.intern(d), paths.intern(r)]).collect();
-        }
-        paths.seal();
+    pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, paths: PathTable, seed: u64) -> Sim {
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
@@ -296,7 +290,8 @@ impl Sim {
         let pkt = self.packets.get(idx);
         let flow = &self.flows[pkt.flow as usize];
         let router = self.router.as_mut().expect("hop-by-hop routing");
-        match router.next_link(&self.topo, flow, pkt, idx, at, flow.dest(pkt.reverse), self.now) {
+        let pinned = flow.pinned.then(|| self.paths.path(flow.route_id(pkt.reverse, pkt.path)));
+        match router.next_link(&self.topo, flow, pinned, pkt, idx, at, self.now) {
             // A straggler still on a path its pinned flow has left (rerouted
             // while it flew) passes no agent: the ports of the old path
             // forgot the flow, and its request must not register it again.
@@ -506,7 +501,7 @@ impl Sim {
             let carried = |f: FlowId| {
                 let flow = &self.flows[f as usize];
                 let open = !flow.done() || flow.sender.as_ref().is_some_and(|s| s.poll_timeout().is_some());
-                let on_path = flow.fwd.contains(&link) || flow.extra.iter().any(|(p, _)| p.contains(&link));
+                let on_path = (0..flow.path_count()).any(|p| self.paths.path(flow.route_id(false, p)).contains(&link));
                 open && on_path
             };
             if let Some(e) = port.agent.audit(&carried) {
