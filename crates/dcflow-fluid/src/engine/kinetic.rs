@@ -43,8 +43,11 @@ use std::collections::BinaryHeap;
 
 /// The kinetic state of the key disciplines.
 pub(super) struct Kinetic {
-    /// Per link, its active flows in priority order at the last event.
-    lists: Vec<Vec<u32>>,
+    /// Per link, its active flows in priority order at the last event,
+    /// each with its walk rate: the walk reads the rates of a flow's
+    /// predecessors, which are next to each other here rather than spread
+    /// over the per-flow array.
+    lists: Vec<Vec<Listed>>,
     /// The walk's rate of each listed flow (NaN until its first walk).
     rate: Vec<f64>,
     listed: Vec<bool>,
@@ -73,6 +76,13 @@ impl Kinetic {
             keys: Vec::new(),
         }
     }
+}
+
+/// A flow in a link's list, with its walk rate (a copy of `Kinetic::rate`).
+#[derive(Clone, Copy)]
+struct Listed {
+    flow: u32,
+    rate: f64,
 }
 
 /// A flow's priority key at an instant: (primary, secondary), then its id.
@@ -161,7 +171,8 @@ impl Engine {
             let before = if old.is_nan() { 0.0 } else { old };
             for k in self.flows.path_range(f) {
                 let l = self.flows.link_at(k);
-                let at = self.kinetic.lists[l as usize].iter().position(|&g| g == f).expect("listed");
+                let at = self.kinetic.lists[l as usize].iter().position(|g| g.flow == f).expect("listed");
+                self.kinetic.lists[l as usize][at].rate = r;
                 self.mark_after(kind, l, at + 1, true, before, r);
                 self.note_recertify(l);
             }
@@ -179,11 +190,11 @@ impl Engine {
         let mut r = f64::INFINITY;
         for &l in self.flows.path(f) {
             let mut residual = self.capacity[l as usize];
-            for &g in &k.lists[l as usize] {
-                if g == f || residual <= 0.0 {
+            for g in &k.lists[l as usize] {
+                if g.flow == f || residual <= 0.0 {
                     break;
                 }
-                residual -= k.rate[g as usize];
+                residual -= g.rate;
             }
             r = r.min(residual);
         }
@@ -213,7 +224,7 @@ impl Engine {
     fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64) {
         let (mut old, mut new) = (self.capacity[l as usize], self.capacity[l as usize]);
         for i in 0..self.kinetic.lists[l as usize].len() {
-            let g = self.kinetic.lists[l as usize][i];
+            let Listed { flow: g, rate: r } = self.kinetic.lists[l as usize][i];
             if i == at {
                 old -= before;
                 new -= after;
@@ -222,12 +233,10 @@ impl Engine {
                 if old <= 0.0 && new <= 0.0 {
                     return;
                 }
-                let q = self.kinetic.rate[g as usize];
-                if !(old > q && new > q) {
+                if !(old > r && new > r) {
                     self.mark(kind, g);
                 }
             }
-            let r = self.kinetic.rate[g as usize];
             let stands_in = changed_in_list && i + 1 == at;
             if !r.is_nan() && !stands_in {
                 old -= r;
@@ -239,7 +248,7 @@ impl Engine {
     /// Mark dirty the flows of `l` from position `from` on.
     fn mark_from(&mut self, kind: Order, l: LinkId, from: usize) {
         for i in from..self.kinetic.lists[l as usize].len() {
-            let g = self.kinetic.lists[l as usize][i];
+            let g = self.kinetic.lists[l as usize][i].flow;
             self.mark(kind, g);
         }
     }
@@ -259,7 +268,7 @@ impl Engine {
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let list = &mut self.kinetic.lists[l as usize];
-            let at = list.iter().position(|&g| g == f).expect("listed");
+            let at = list.iter().position(|g| g.flow == f).expect("listed");
             list.remove(at);
             self.mark_after(kind, l, at, false, before, 0.0);
             self.note_recertify(l);
@@ -272,8 +281,8 @@ impl Engine {
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let list = &self.kinetic.lists[l as usize];
-            let at = list.partition_point(|&g| before((self.key(kind, g), g), key));
-            self.kinetic.lists[l as usize].insert(at, f);
+            let at = list.partition_point(|g| before((self.key(kind, g.flow), g.flow), key));
+            self.kinetic.lists[l as usize].insert(at, Listed { flow: f, rate: self.kinetic.rate[f as usize] });
             self.note_recertify(l);
         }
         // Its followers see it once it has a rate.
@@ -285,7 +294,7 @@ impl Engine {
     fn resort(&mut self, kind: Order, l: LinkId) {
         let mut keys = std::mem::take(&mut self.kinetic.keys);
         keys.clear();
-        keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g), g)));
+        keys.extend(self.kinetic.lists[l as usize].iter().map(|g| (self.key(kind, g.flow), g.flow)));
         let mut first = usize::MAX;
         for i in 1..keys.len() {
             let mut j = i;
@@ -298,7 +307,7 @@ impl Engine {
         if first != usize::MAX {
             self.counters.crossings += 1;
             for (i, &(_, g)) in keys.iter().enumerate() {
-                self.kinetic.lists[l as usize][i] = g;
+                self.kinetic.lists[l as usize][i] = Listed { flow: g, rate: self.kinetic.rate[g as usize] };
             }
             // Flows after the span keep their predecessors, but the walk
             // now subtracts their rates in another order: re-walk them too.
@@ -315,9 +324,12 @@ impl Engine {
     fn certify_link(&mut self, kind: Order, l: LinkId) {
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
-        for w in list.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            let (ka, kb) = (self.key(kind, a), self.key(kind, b));
+        let fb = &self.flows.bottleneck;
+        // Each key once: it is the second of one pair and the first of the next.
+        let mut prev: Option<(Listed, Key)> = None;
+        for &b in list {
+            let kb = self.key(kind, b.flow);
+            let Some((a, ka)) = prev.replace((b, kb)) else { continue };
             // The component of the key that drifts between a and b, if any.
             let drift = match kind {
                 Order::Srpt => Some((ka.0, kb.0)),
@@ -325,14 +337,13 @@ impl Engine {
                 _ => None,
             };
             let Some((xa, xb)) = drift else { continue };
-            let rate = &self.kinetic.rate;
-            let fb = &self.flows.bottleneck;
-            let closing = rate[b as usize] / fb[b as usize] - rate[a as usize] / fb[a as usize];
+            let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
             if closing.is_nan() || closing <= 0.0 {
                 continue;
             }
             let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
-            let ps = (gap / closing * 1e12).floor().min(1e18) as u64;
+            // Rounded down: `as` truncates, and the quotient is not negative.
+            let ps = (gap / closing * 1e12).min(1e18) as u64;
             let at = Time(self.now.0 + ps.max(1));
             earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
         }
