@@ -67,9 +67,11 @@ pub struct Engine {
     allocation: Allocation,
     early_termination: bool,
     capacity: Vec<f64>,
-    /// Active flows on each link, and each (flow, hop)'s index in that list.
+    /// Active flows on each link, and each (flow, hop)'s index in that list
+    /// (at the hop's index in `Flows::links`: one flat array, not a vector
+    /// per flow).
     link_flows: Vec<Vec<u32>>,
-    slot: Vec<Vec<u32>>,
+    slot: Vec<u32>,
     /// Rate reserved by each flow (`reservation` / D3), and per link.
     reserved: Vec<f64>,
     link_reserved: Vec<f64>,
@@ -106,15 +108,16 @@ pub struct Engine {
 impl Engine {
     pub fn new(topo: &Topology, flows: Flows, model: FlowModel, watched_links: &[LinkId]) -> Engine {
         let (n, l) = (flows.len(), topo.links.len());
+        let allocation = model.allocation();
         let mut ready_order: Vec<u32> = (0..n as u32).collect();
         ready_order.sort_by_key(|&f| (flows.ready_at[f as usize], f));
-        let slot = (0..n as u32).map(|f| vec![0; flows.path(f).len()]).collect();
+        let slot = vec![0; flows.hops()];
         let mut watched = vec![false; l];
         for &w in watched_links {
             watched[w as usize] = true;
         }
         Engine {
-            allocation: model.allocation(),
+            allocation,
             early_termination: model.early_termination(),
             model,
             capacity: topo.links.iter().map(|k| k.rate.as_bps_f64()).collect(),
@@ -144,11 +147,18 @@ impl Engine {
             component: Vec::new(),
             component_links: Vec::new(),
             dropped: Vec::new(),
-            kinetic: kinetic::Kinetic::new(l, n),
-            sweep: sweep::Sweep::new(l, n),
+            // Per-flow scratch only for the allocation that uses it (a
+            // hundred million flows' worth must fit in a few GB).
+            kinetic: kinetic::Kinetic::new(l, if allocation.is_kinetic() { n } else { 0 }),
+            sweep: sweep::Sweep::new(l, if allocation == Allocation::Fair { n } else { 0 }),
             verify: false,
             flows,
         }
+    }
+
+    /// The flows, the engine's scratch dropped.
+    pub fn into_flows(self) -> Flows {
+        self.flows
     }
 
     /// Whether anything is left to happen.
@@ -259,8 +269,9 @@ impl Engine {
         self.flows.since[i] = self.now;
         // No rate yet: any rate the recomputation assigns counts as a change.
         self.flows.rate[i] = f64::NAN;
-        for (hop, &l) in self.flows.path(f).iter().enumerate() {
-            self.slot[i][hop] = self.link_flows[l as usize].len() as u32;
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k);
+            self.slot[k] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
         self.sweep.forget_levels(self.flows.path(f));
@@ -300,14 +311,14 @@ impl Engine {
             self.counters.terminations += 1;
             self.completions.set(f, None);
         }
-        for hop in 0..self.flows.path(f).len() {
-            let l = self.flows.path(f)[hop] as usize;
-            let at = self.slot[i][hop] as usize;
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k) as usize;
+            let at = self.slot[k] as usize;
             let list = &mut self.link_flows[l];
             list.swap_remove(at);
             if let Some(&moved) = list.get(at) {
-                let h = self.flows.path(moved).iter().position(|&m| m as usize == l).expect("on this link");
-                self.slot[moved as usize][h] = at as u32;
+                let h = self.flows.path_range(moved).find(|&h| self.flows.link_at(h) as usize == l).expect("on this link");
+                self.slot[h] = at as u32;
             }
             self.link_reserved[l] -= self.reserved[i];
         }
@@ -385,7 +396,7 @@ impl Engine {
                 self.fair_sweep(seeds);
                 true
             }
-            Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
+            Allocation::Ordered(kind) if self.allocation.is_kinetic() => {
                 self.ordered_incremental(kind, seeds, full);
                 true
             }
