@@ -149,7 +149,7 @@ impl Engine {
             dropped: Vec::new(),
             // Per-flow scratch only for the allocation that uses it (a
             // hundred million flows' worth must fit in a few GB).
-            kinetic: kinetic::Kinetic::new(l, if allocation.is_kinetic() { n } else { 0 }),
+            kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
             sweep: sweep::Sweep::new(l, if allocation == Allocation::Fair { n } else { 0 }),
             verify: false,
             flows,
