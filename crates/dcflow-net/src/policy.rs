@@ -20,7 +20,7 @@ use crate::conga::{Conga, CongaParams, CongaTag};
 use dcflow_core::{ensure, mix64, ConfigError, Dur, LinkId, NodeId, RngStream, Time};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// How a switch chooses among equal-cost next hops (`topology.routing`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,16 +129,18 @@ pub struct PathPolicy {
     params: RoutingParams,
     rng: RngStream,
     salt: u64,
-    /// Round-robin position per (switch, destination).
-    turn: HashMap<(NodeId, NodeId), u32>,
+    /// Round-robin position per (switch, destination). This map and the
+    /// next are read for every packet at every switch, so they use a fast
+    /// hash (rustc-hash); nothing iterates them, so no order leaks out.
+    turn: FxHashMap<(NodeId, NodeId), u32>,
     /// Flowlet table per (switch, flow).
-    flowlets: HashMap<(NodeId, FlowKey), Flowlet>,
+    flowlets: FxHashMap<(NodeId, FlowKey), Flowlet>,
     pub conga: Option<Conga>,
 }
 
 impl PathPolicy {
     pub fn new(params: RoutingParams, rng: RngStream, salt: u64, conga: Option<Conga>) -> PathPolicy {
-        PathPolicy { params, rng, salt, turn: HashMap::new(), flowlets: HashMap::new(), conga }
+        PathPolicy { params, rng, salt, turn: FxHashMap::default(), flowlets: FxHashMap::default(), conga }
     }
 
     /// The ECMP choice: the same hash of (flow, switch) as

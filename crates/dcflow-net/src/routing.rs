@@ -15,6 +15,14 @@ use std::sync::OnceLock;
 
 const UNREACHABLE: u16 = u16::MAX;
 
+/// The next hops of every node towards one destination: node `v`'s are
+/// `hops[start[v]..start[v + 1]]`.
+#[derive(Debug)]
+struct HopTable {
+    start: Box<[u32]>,
+    hops: Box<[(LinkId, NodeId)]>,
+}
+
 #[derive(Debug)]
 pub struct Routes {
     mode: RoutingMode,
@@ -25,6 +33,12 @@ pub struct Routes {
     forwards: Vec<bool>,
     /// Hop distance from every node to destination host `d`, filled on first use.
     dist: Vec<OnceLock<Box<[u16]>>>,
+    /// The next hops of every node towards destination host `d`, filled on
+    /// first use by hop-by-hop routing only ([`Routes::candidates`]): the
+    /// packet engine asks at every hop of every packet, and a table read is
+    /// cheaper than filtering the node's out-links each time. Per-flow paths
+    /// do not build it, so large flow-level runs pay nothing for it.
+    hops: Vec<OnceLock<HopTable>>,
     bcube: Option<BcubeShape>,
 }
 
@@ -51,6 +65,7 @@ impl Routes {
                 .map(|n| topo.forwards(n))
                 .collect(),
             dist: (0..topo.hosts).map(|_| OnceLock::new()).collect(),
+            hops: (0..topo.hosts).map(|_| OnceLock::new()).collect(),
             bcube: topo.bcube,
         }
     }
@@ -91,14 +106,23 @@ impl Routes {
             .filter(move |&(_, v)| d[v as usize] == want && (v == dst || self.forwards[v as usize]))
     }
 
-    /// The next hops from switch `cur` on shortest paths to host `dst`, into `out`
-    /// (empty when `dst` cannot be reached from `cur`).
-    pub fn candidates_into(&self, cur: NodeId, dst: NodeId, out: &mut Vec<(LinkId, NodeId)>) {
-        out.clear();
-        let d = self.dist_to(dst);
-        if d[cur as usize] != UNREACHABLE && cur != dst {
-            out.extend(self.next_hops(d, cur, dst));
-        }
+    /// The next hops from switch `cur` on shortest paths to host `dst`, in
+    /// link id order (empty when `dst` cannot be reached from `cur`).
+    pub fn candidates(&self, cur: NodeId, dst: NodeId) -> &[(LinkId, NodeId)] {
+        let t = self.hops[dst as usize].get_or_init(|| {
+            let d = self.dist_to(dst);
+            let mut start = Vec::with_capacity(self.adj.len() + 1);
+            let mut hops = Vec::new();
+            for cur in 0..self.adj.len() as NodeId {
+                start.push(hops.len() as u32);
+                if d[cur as usize] != UNREACHABLE && cur != dst {
+                    hops.extend(self.next_hops(d, cur, dst));
+                }
+            }
+            start.push(hops.len() as u32);
+            HopTable { start: start.into_boxed_slice(), hops: hops.into_boxed_slice() }
+        });
+        &t.hops[t.start[cur as usize] as usize..t.start[cur as usize + 1] as usize]
     }
 
     /// The salt of the ECMP hash (what [`ecmp_index`] takes).
@@ -109,12 +133,10 @@ impl Routes {
     /// Whether some host pair has two or more shortest paths: what a
     /// routing policy needs to have anything to choose.
     pub fn has_multipath(&self, hosts: usize) -> bool {
-        let mut buf = Vec::new();
         (0..hosts as NodeId).any(|dst| {
-            (0..self.adj.len() as NodeId).any(|v| {
-                self.candidates_into(v, dst, &mut buf);
-                buf.len() > 1
-            })
+            let d = self.dist_to(dst);
+            (0..self.adj.len() as NodeId)
+                .any(|v| d[v as usize] != UNREACHABLE && v != dst && self.next_hops(d, v, dst).nth(1).is_some())
         })
     }
 

@@ -16,6 +16,11 @@ pub struct FlowState {
     /// M-PDQ (PDQ §6): paths 1.. of a multipath flow as (data, replies),
     /// built once when the flow is set up; empty for single-path flows.
     pub extra: Vec<(Vec<LinkId>, Vec<LinkId>)>,
+    /// Path 0's (data, replies) ids in the engine's path table
+    /// (`paths.rs`), what its packets are forwarded by; `extra_routes`
+    /// likewise for `extra`. Set when the run is built.
+    pub routes: [u32; 2],
+    pub extra_routes: Vec<[u32; 2]>,
     /// What the multipath sender knows of each path (path 0 first); empty
     /// for single-path flows.
     pub path_info: Vec<PathInfo>,
@@ -67,6 +72,13 @@ impl FlowState {
                 f
             }
         }
+    }
+
+    /// The path-table id of [`FlowState::route`]`(reverse, path)`.
+    #[inline]
+    pub fn route_id(&self, reverse: bool, path: u8) -> u32 {
+        let ids = if path == 0 { self.routes } else { self.extra_routes[path as usize - 1] };
+        ids[reverse as usize]
     }
 
     /// The node a packet of this flow is headed for.

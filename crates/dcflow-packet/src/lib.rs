@@ -7,6 +7,7 @@ mod faults;
 mod flows;
 mod hosts;
 mod monitor;
+mod paths;
 mod router;
 mod sim;
 
@@ -89,6 +90,8 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
                 fwd,
                 rev,
                 extra,
+                routes: [0; 2],
+                extra_routes: Vec::new(),
                 path_info,
                 info,
                 sender: None,

@@ -31,7 +31,6 @@ pub struct Router {
     seed: u64,
     policy: PathPolicy,
     slots: Vec<Slot>,
-    buf: Vec<(LinkId, NodeId)>,
 }
 
 impl Router {
@@ -40,7 +39,7 @@ impl Router {
         let conga = (params.mode == dcflow_net::RoutingMode::Conga)
             .then(|| Conga::new(topo, params.conga).expect("validated: one leaf per host"));
         let policy = PathPolicy::new(params, rng, routes.salt(), conga);
-        Router { routes, params, seed, policy, slots: Vec::new(), buf: Vec::new() }
+        Router { routes, params, seed, policy, slots: Vec::new() }
     }
 
     /// Routing has converged on the links that are down now.
@@ -99,7 +98,7 @@ impl Router {
         }
         let tag = &mut self.slots[idx as usize].tag;
         let key = FlowKey::new(pkt.flow, pkt.reverse, pkt.path);
-        choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, flow.hash, now, tag).map(|l| (l, true))
+        choose(&self.routes, &mut self.policy, at, dst, key, flow.hash, now, tag).map(|l| (l, true))
     }
 
     /// The path a flow pins when its SYN goes out (PDQ, D3, RCP_dc and S3
@@ -125,14 +124,14 @@ impl Router {
         while at != dst {
             let l = match own.as_mut() {
                 Some(pick) => {
-                    self.routes.candidates_into(at, dst, &mut self.buf);
-                    match self.buf.len() {
+                    let candidates = self.routes.candidates(at, dst);
+                    match candidates.len() {
                         0 => return None,
-                        1 => self.buf[0].0,
-                        _ => self.buf[pick(&self.buf)].0,
+                        1 => candidates[0].0,
+                        _ => candidates[pick(candidates)].0,
                     }
                 }
-                None => choose(&self.routes, &mut self.policy, &mut self.buf, at, dst, key, hash, now, &mut tag)?,
+                None => choose(&self.routes, &mut self.policy, at, dst, key, hash, now, &mut tag)?,
             };
             path.push(l);
             at = topo.links[l as usize].to;
@@ -151,7 +150,6 @@ impl Router {
 fn choose(
     routes: &Routes,
     policy: &mut PathPolicy,
-    buf: &mut Vec<(LinkId, NodeId)>,
     at: NodeId,
     dst: NodeId,
     key: FlowKey,
@@ -159,13 +157,13 @@ fn choose(
     now: Time,
     tag: &mut CongaTag,
 ) -> Option<LinkId> {
-    routes.candidates_into(at, dst, buf);
-    match buf.len() {
+    let candidates = routes.candidates(at, dst);
+    match candidates.len() {
         0 => None,
-        1 => Some(buf[0].0),
+        1 => Some(candidates[0].0),
         _ => {
-            let c = Choice { node: at, dst, key, ecmp_hash, candidates: buf, now };
-            Some(buf[policy.pick(&c, tag)].0)
+            let c = Choice { node: at, dst, key, ecmp_hash, candidates, now };
+            Some(candidates[policy.pick(&c, tag)].0)
         }
     }
 }

@@ -11,6 +11,7 @@
 use crate::arena::PacketArena;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
+use crate::paths::PathTable;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
@@ -91,6 +92,8 @@ pub struct Sim {
     pub now: Time,
     pub events: EventQueue<Event>,
     pub packets: PacketArena,
+    /// Every flow path, interned (`paths.rs`): packets are forwarded by it.
+    paths: PathTable,
     pub topo: Topology,
     pub(crate) protocol: ProtocolConfig,
     pub ports: Vec<Port>,
@@ -129,7 +132,13 @@ pub struct Sim {
 }
 
 impl Sim {
-    pub fn new(topo: Topology, protocol: &ProtocolConfig, flows: Vec<FlowState>, seed: u64) -> Sim {
+    pub fn new(topo: Topology, protocol: &ProtocolConfig, mut flows: Vec<FlowState>, seed: u64) -> Sim {
+        let mut paths = PathTable::default();
+        for f in &mut flows {
+            f.routes = [paths.intern(&f.fwd), paths.intern(&f.rev)];
+            f.extra_routes = f.extra.iter().map(|(d, r)| [paths.intern(d), paths.intern(r)]).collect();
+        }
+        paths.seal();
         let ports: Vec<Port> = (0..topo.links.len())
             .map(|l| {
                 let link = &topo.links[l];
@@ -161,6 +170,7 @@ impl Sim {
             now: Time::ZERO,
             events,
             packets: PacketArena::default(),
+            paths,
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
             ports,
@@ -260,7 +270,8 @@ impl Sim {
         let flow = &mut self.flows[pkt.flow as usize];
         flow.in_flight += 1;
         let Some(router) = self.router.as_mut() else {
-            let link = flow.route(pkt.reverse, pkt.path)[0];
+            pkt.route = flow.route_id(pkt.reverse, pkt.path);
+            let link = self.paths.link(pkt.route, 0).expect("a path has links");
             let idx = self.packets.insert(pkt);
             self.enqueue(link, idx, true);
             return;
@@ -303,11 +314,14 @@ impl Sim {
             self.drop_by_failure(idx, link);
             return;
         }
-        let view = PortView {
+        // The agent sees the port as the packet found it (taken before the
+        // queue acts); most ports run none and skip the reads.
+        let agent = agent && !matches!(port.agent, PortAgent::Forward);
+        let view = agent.then(|| PortView {
             rate: self.topo.links[link as usize].rate,
             queue_bytes: port.queue.bytes(),
             tx_bytes: port.tx_bytes,
-        };
+        });
         let pkt = self.packets.get_mut(idx);
         // An idle port with an empty queue sends at once: no queue discipline
         // acts on an empty queue (nothing to drop, mark or reorder).
@@ -330,7 +344,7 @@ impl Sim {
             }
         }
         let port = &mut self.ports[link as usize];
-        if agent && !matches!(port.agent, PortAgent::Forward) {
+        if let Some(view) = view {
             // Every port on the path runs the agent, the sender's NIC
             // (hop 0) first: the hop is the agent's index on the path.
             let pkt = self.packets.get_mut(idx);
@@ -397,12 +411,15 @@ impl Sim {
         }
         let (epoch, to) = (port.epoch, port.to);
         let pkt = self.packets.get(idx);
-        let last_hop = to == self.flows[pkt.flow as usize].dest(pkt.reverse);
-        if let Some(r) = self.router.as_mut() {
-            let from = self.topo.links[link as usize].from;
-            let at_switch = self.topo.forwards(from).then_some(from);
-            r.on_transmit(idx, link, epoch, at_switch, pkt.wire, self.now);
-        }
+        let last_hop = match self.router.as_mut() {
+            None => self.paths.is_last(pkt.route, pkt.hop),
+            Some(r) => {
+                let from = self.topo.links[link as usize].from;
+                let at_switch = self.topo.forwards(from).then_some(from);
+                r.on_transmit(idx, link, epoch, at_switch, pkt.wire, self.now);
+                to == self.flows[pkt.flow as usize].dest(pkt.reverse)
+            }
+        };
         let data = (last_hop && !pkt.reverse && pkt.payload > 0).then_some((pkt.flow, pkt.payload, pkt.wire));
         if let Some((f, payload, _)) = data {
             self.flows[f as usize].last_hop_payload += payload as u64;
@@ -432,10 +449,9 @@ impl Sim {
         }
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
-        let (hop, reverse) = (pkt.hop as usize, pkt.reverse);
-        let path = self.flows[pkt.flow as usize].route(reverse, pkt.path);
-        let (arrived_on, next) = (path[hop - 1], path.get(hop).copied());
-        if reverse && self.reverse_agents {
+        let next = self.paths.link(pkt.route, pkt.hop);
+        if pkt.reverse && self.reverse_agents {
+            let arrived_on = self.paths.link(pkt.route, pkt.hop - 1).expect("the link it arrived on");
             self.reverse_pass(idx, arrived_on);
         }
         match next {

@@ -77,6 +77,8 @@ pub struct Packet {
     pub sched: Sched,
     /// Index of the next link on the packet's path; owned by the engine.
     pub hop: u8,
+    /// The packet's path in the engine's path table; owned by the engine.
+    pub route: u32,
     /// Which of its flow's paths the packet travels (M-PDQ subflow index,
     /// PDQ §6); 0 for single-path flows. Replies carry the index of the packet
     /// they answer, so they retrace the same path. Switches tell subflows
@@ -104,6 +106,7 @@ impl Packet {
             sched: Sched::None,
             hop: 0,
             path: 0,
+            route: 0,
         }
     }
 }

@@ -45,6 +45,22 @@ pub struct SegmentTracker {
     /// (the live entries of `lost`), so `has_pending` on the per-packet path
     /// does not scan the queue.
     lost_live: usize,
+    /// Segments sent and neither acknowledged nor declared lost, kept
+    /// as segments change state: pFabric's sender asks before every packet,
+    /// and counting them scanned the whole window each time.
+    in_flight: usize,
+    /// Every send, new or resent, as (time, segment number), in the order sent, which
+    /// is time order. An entry is *live* while its segment is outstanding
+    /// (neither acknowledged nor declared lost) and was last sent at that
+    /// time; every `&mut` call drops dead entries from the front, so the
+    /// front is the oldest outstanding send. The explicit-rate senders ask
+    /// for the next expiry after every packet, and scanning the window for
+    /// it was a tenth of a PDQ run's time.
+    sends: VecDeque<(Time, u64)>,
+    /// The number of `segments[0]` among all the flow's segments (numbers
+    /// count from 0 at the first byte), so a send's entry finds its segment
+    /// without a division.
+    first: u64,
     retransmits: u64,
 }
 
@@ -58,6 +74,9 @@ impl SegmentTracker {
             segments: VecDeque::new(),
             lost: VecDeque::new(),
             lost_live: 0,
+            in_flight: 0,
+            sends: VecDeque::new(),
+            first: 0,
             retransmits: 0,
         }
     }
@@ -86,7 +105,8 @@ impl SegmentTracker {
     }
     /// Segments sent and neither acknowledged nor declared lost.
     pub fn in_flight(&self) -> usize {
-        self.segments.iter().filter(|s| !s.acked && !s.lost).count()
+        debug_assert_eq!(self.in_flight, self.segments.iter().filter(|s| !s.acked && !s.lost).count());
+        self.in_flight
     }
     pub fn retransmits(&self) -> u64 {
         self.retransmits
@@ -94,6 +114,19 @@ impl SegmentTracker {
     /// Whether `next` would return something (stale `lost` entries do not count).
     pub fn has_pending(&self) -> bool {
         self.next_new < self.size || self.lost_live > 0
+    }
+
+    /// Whether send `(at, number)` is live (see `sends`).
+    fn live(&self, (at, number): (Time, u64)) -> bool {
+        let Some(i) = number.checked_sub(self.first) else { return false };
+        self.segments.get(i as usize).is_some_and(|s| !s.acked && !s.lost && s.sent_at == at)
+    }
+
+    /// Drop dead sends from the front of `sends`.
+    fn trim(&mut self) {
+        while self.sends.front().is_some_and(|&e| !self.live(e)) {
+            self.sends.pop_front();
+        }
     }
 
     /// The index of the segment at `seq` if it is still waiting to be resent.
@@ -116,9 +149,13 @@ impl SegmentTracker {
                 let seg = &mut self.segments[i];
                 seg.lost = false;
                 self.lost_live -= 1;
+                self.in_flight += 1;
                 seg.sent_at = now;
                 self.retransmits += 1;
-                return Some(Send { seq, len: seg.len, retransmit: true });
+                let len = seg.len;
+                // Pushed at the back: the front stays live.
+                self.sends.push_back((now, self.first + i as u64));
+                return Some(Send { seq, len, retransmit: true });
             }
         }
         if self.next_new >= self.size {
@@ -128,6 +165,8 @@ impl SegmentTracker {
         let seq = self.next_new;
         self.next_new += len as u64;
         self.segments.push_back(Segment { len, sent_at: now, acked: false, lost: false });
+        self.in_flight += 1;
+        self.sends.push_back((now, self.first + self.segments.len() as u64 - 1));
         Some(Send { seq, len, retransmit: false })
     }
 
@@ -137,8 +176,12 @@ impl SegmentTracker {
         let before = self.cumulative;
         if let Some(i) = self.index(acked_seq) {
             let seg = &mut self.segments[i];
-            if seg.lost && !seg.acked {
-                self.lost_live -= 1;
+            if !seg.acked {
+                if seg.lost {
+                    self.lost_live -= 1;
+                } else {
+                    self.in_flight -= 1;
+                }
             }
             seg.acked = true;
         }
@@ -146,10 +189,15 @@ impl SegmentTracker {
         while self.cumulative < cum {
             match self.segments.pop_front() {
                 Some(seg) => {
-                    if seg.lost && !seg.acked {
-                        self.lost_live -= 1;
+                    if !seg.acked {
+                        if seg.lost {
+                            self.lost_live -= 1;
+                        } else {
+                            self.in_flight -= 1;
+                        }
                     }
                     self.cumulative += seg.len as u64;
+                    self.first += 1;
                 }
                 None => break,
             }
@@ -157,28 +205,48 @@ impl SegmentTracker {
         // Selective acks can complete the prefix too.
         while self.segments.front().is_some_and(|s| s.acked) {
             self.cumulative += self.segments.pop_front().unwrap().len as u64;
+            self.first += 1;
         }
+        self.trim();
         self.cumulative - before
     }
 
     /// Declare every outstanding segment sent at or before `now - rto` lost.
     /// Returns how many were declared lost.
+    /// They are the live sends at the front of `sends`, and they queue for
+    /// resending in sequence order.
     pub fn expire(&mut self, now: Time, rto: Dur) -> usize {
-        let mut n = 0;
-        for (i, seg) in self.segments.iter_mut().enumerate() {
-            if !seg.acked && !seg.lost && seg.sent_at + rto <= now {
-                seg.lost = true;
-                self.lost_live += 1;
-                self.lost.push_back(self.cumulative + i as u64 * self.mss as u64);
-                n += 1;
+        let mut expired = Vec::new();
+        while let Some(&(at, number)) = self.sends.front() {
+            if self.live((at, number)) {
+                if at + rto > now {
+                    break;
+                }
+                expired.push((number - self.first) as usize);
             }
+            self.sends.pop_front();
         }
-        n
+        // A segment resent at the instant it was sent (rto 0) has two live
+        // entries.
+        expired.sort_unstable();
+        expired.dedup();
+        for &i in &expired {
+            self.segments[i].lost = true;
+            self.lost_live += 1;
+            self.in_flight -= 1;
+            self.lost.push_back(self.cumulative + i as u64 * self.mss as u64);
+        }
+        self.trim();
+        expired.len()
     }
 
     /// When the oldest outstanding segment times out, if any.
     pub fn next_expiry(&self, rto: Dur) -> Option<Time> {
-        self.segments.iter().filter(|s| !s.acked && !s.lost).map(|s| s.sent_at + rto).min()
+        debug_assert_eq!(
+            self.sends.front().map(|&(at, _)| at),
+            self.segments.iter().filter(|s| !s.acked && !s.lost).map(|s| s.sent_at).min()
+        );
+        self.sends.front().map(|&(at, _)| at + rto)
     }
 }
 
