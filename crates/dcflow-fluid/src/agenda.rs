@@ -55,97 +55,142 @@ impl<E: Copy> Agenda<E> {
     }
 }
 
+/// A time for [`Timers`] that orders as a `u64` does: picoseconds, or the
+/// bits of a non-negative float.
+pub trait Bits: Copy {
+    fn bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl Bits for Time {
+    fn bits(self) -> u64 {
+        self.0
+    }
+    fn from_bits(bits: u64) -> Time {
+        Time(bits)
+    }
+}
+
 /// At most one pending time per key `0..n`, earliest first: an indexed
-/// binary min-heap (setting a key's time moves its one entry; nothing goes
+/// 4-ary min-heap (setting a key's time moves its one entry; nothing goes
 /// stale), ties by key. Flow completions (one per active flow, however
 /// often its rate changes), the kinetic order's per-link crossing checks,
 /// and the max-min sweep's link fills and flow checks (`T` = a level).
+/// Each changed rate moves an entry, and the sweep pops one per step, so
+/// the heap is kept cheap: an entry is one `u128`, time above key, which
+/// compares without branches; four children per node halve a binary
+/// heap's depth; entries move into a hole, writing one index per move.
+/// Keys are unique, so the order of pops does not depend on the heap's shape.
 pub struct Timers<T = Time> {
-    heap: Vec<(T, u32)>,
-    /// Index of each key's entry in `heap`, `u32::MAX` when it has none.
+    heap: Vec<u128>,
+    /// Index of each key's entry in `heap`, `NONE` when it has none.
     at: Vec<u32>,
+    time: std::marker::PhantomData<T>,
 }
 
-impl<T: Copy + Ord> Timers<T> {
+const NONE: u32 = u32::MAX;
+const ARITY: usize = 4;
+
+fn entry(time: u64, key: u32) -> u128 {
+    (time as u128) << 32 | key as u128
+}
+
+fn key_of(e: u128) -> usize {
+    e as u32 as usize
+}
+
+impl<T: Bits> Timers<T> {
     pub fn new(n: usize) -> Timers<T> {
-        Timers { heap: Vec::new(), at: vec![u32::MAX; n] }
+        Timers { heap: Vec::new(), at: vec![NONE; n], time: std::marker::PhantomData }
     }
 
     /// Set `key`'s time (`None`: no pending time).
     pub fn set(&mut self, key: u32, time: Option<T>) {
         let i = self.at[key as usize];
-        match (time, i == u32::MAX) {
+        match (time, i == NONE) {
             (None, true) => {}
             (None, false) => self.remove_at(i as usize),
             (Some(t), true) => {
-                self.heap.push((t, key));
-                self.at[key as usize] = self.heap.len() as u32 - 1;
-                self.up(self.heap.len() - 1);
+                self.heap.push(0);
+                self.sift_up(self.heap.len() - 1, entry(t.bits(), key));
             }
             (Some(t), false) => {
-                self.heap[i as usize].0 = t;
-                let i = self.up(i as usize);
-                self.down(i);
+                let (i, e) = (i as usize, entry(t.bits(), key));
+                if e < self.heap[i] {
+                    self.sift_up(i, e);
+                } else {
+                    self.sift_down(i, e);
+                }
             }
         }
     }
 
     pub fn peek_time(&self) -> Option<T> {
-        self.heap.first().map(|&(t, _)| t)
+        self.heap.first().map(|&e| T::from_bits((e >> 32) as u64))
     }
 
     /// Remove and return a key whose time is at or before `now`.
     pub fn pop_due(&mut self, now: T) -> Option<u32> {
-        let &(t, key) = self.heap.first()?;
-        if t > now {
+        let &e = self.heap.first()?;
+        if (e >> 32) as u64 > now.bits() {
             return None;
         }
         self.remove_at(0);
-        Some(key)
+        Some(key_of(e) as u32)
     }
 
     fn remove_at(&mut self, i: usize) {
-        let key = self.heap[i].1;
-        self.at[key as usize] = u32::MAX;
+        let gone = self.heap[i];
+        self.at[key_of(gone)] = NONE;
         let last = self.heap.pop().expect("entry present");
         if i < self.heap.len() {
-            self.heap[i] = last;
-            self.at[last.1 as usize] = i as u32;
-            let i = self.up(i);
-            self.down(i);
+            if last < gone {
+                self.sift_up(i, last);
+            } else {
+                self.sift_down(i, last);
+            }
         }
     }
 
-    fn swap(&mut self, i: usize, j: usize) {
-        self.heap.swap(i, j);
-        self.at[self.heap[i].1 as usize] = i as u32;
-        self.at[self.heap[j].1 as usize] = j as u32;
-    }
-
-    fn up(&mut self, mut i: usize) -> usize {
-        while i > 0 && self.heap[i] < self.heap[(i - 1) / 2] {
-            self.swap(i, (i - 1) / 2);
-            i = (i - 1) / 2;
+    /// Put `e` at hole `i`, moving it up past later parents.
+    fn sift_up(&mut self, mut i: usize, e: u128) {
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            let parent = self.heap[p];
+            if e >= parent {
+                break;
+            }
+            self.place(i, parent);
+            i = p;
         }
-        i
+        self.place(i, e);
     }
 
-    fn down(&mut self, mut i: usize) {
+    /// Put `e` at hole `i`, moving it down past earlier children.
+    fn sift_down(&mut self, mut i: usize, e: u128) {
+        let n = self.heap.len();
         loop {
-            let (a, b) = (2 * i + 1, 2 * i + 2);
-            let mut m = i;
-            if a < self.heap.len() && self.heap[a] < self.heap[m] {
-                m = a;
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
             }
-            if b < self.heap.len() && self.heap[b] < self.heap[m] {
-                m = b;
+            let mut m = first;
+            for c in first + 1..n.min(first + ARITY) {
+                m = if self.heap[c] < self.heap[m] { c } else { m };
             }
-            if m == i {
-                return;
+            let least = self.heap[m];
+            if least >= e {
+                break;
             }
-            self.swap(i, m);
+            self.place(i, least);
             i = m;
         }
+        self.place(i, e);
+    }
+
+    fn place(&mut self, i: usize, e: u128) {
+        self.heap[i] = e;
+        self.at[key_of(e)] = i as u32;
     }
 }
 
@@ -172,5 +217,42 @@ mod tests {
         }
         assert_eq!(popped, vec![0, 4, 2, 1]);
         assert_eq!(t.peek_time(), None);
+    }
+
+    /// Random sets, moves, removals and pops on a heap several levels deep,
+    /// against an ordered set of (time, key): the same pops, in the same order.
+    #[test]
+    fn timers_match_an_ordered_set_under_random_operations() {
+        use std::collections::BTreeSet;
+        let n = 300u32;
+        let mut t: Timers = Timers::new(n as usize);
+        let mut want: BTreeSet<(u64, u32)> = BTreeSet::new();
+        let mut time = vec![None; n as usize];
+        let mut now = 0u64;
+        for step in 0..20_000u64 {
+            let r = dcflow_core::mix64(step);
+            let key = (r % n as u64) as u32;
+            if let Some(old) = time[key as usize].take() {
+                want.remove(&(old, key));
+            }
+            // A few keys share a time: ties go by key.
+            let at = (r >> 12) % 4 == 0;
+            let new = (!at).then(|| now + (r >> 20) % 1000);
+            if let Some(at) = new {
+                want.insert((at, key));
+            }
+            time[key as usize] = new;
+            t.set(key, new.map(Time));
+            if step % 7 == 0 {
+                now += 40;
+                while let Some(k) = t.pop_due(Time(now)) {
+                    let first = want.pop_first().expect("the set has it too");
+                    assert_eq!((first.1, first.0 <= now), (k, true));
+                    time[k as usize] = None;
+                }
+                assert!(want.first().is_none_or(|&(at, _)| at > now));
+            }
+            assert_eq!(t.peek_time(), want.first().map(|&(at, _)| Time(at)));
+        }
     }
 }

@@ -67,9 +67,11 @@ pub struct Engine {
     allocation: Allocation,
     early_termination: bool,
     capacity: Vec<f64>,
-    /// Active flows on each link, and each (flow, hop)'s index in that list.
+    /// Active flows on each link, and each (flow, hop)'s index in that list
+    /// (at the hop's index in `Flows::links`: one flat array, not a vector
+    /// per flow).
     link_flows: Vec<Vec<u32>>,
-    slot: Vec<Vec<u32>>,
+    slot: Vec<u32>,
     /// Rate reserved by each flow (`reservation` / D3), and per link.
     reserved: Vec<f64>,
     link_reserved: Vec<f64>,
@@ -106,15 +108,16 @@ pub struct Engine {
 impl Engine {
     pub fn new(topo: &Topology, flows: Flows, model: FlowModel, watched_links: &[LinkId]) -> Engine {
         let (n, l) = (flows.len(), topo.links.len());
+        let allocation = model.allocation();
         let mut ready_order: Vec<u32> = (0..n as u32).collect();
         ready_order.sort_by_key(|&f| (flows.ready_at[f as usize], f));
-        let slot = (0..n as u32).map(|f| vec![0; flows.path(f).len()]).collect();
+        let slot = vec![0; flows.hops()];
         let mut watched = vec![false; l];
         for &w in watched_links {
             watched[w as usize] = true;
         }
         Engine {
-            allocation: model.allocation(),
+            allocation,
             early_termination: model.early_termination(),
             model,
             capacity: topo.links.iter().map(|k| k.rate.as_bps_f64()).collect(),
@@ -144,11 +147,18 @@ impl Engine {
             component: Vec::new(),
             component_links: Vec::new(),
             dropped: Vec::new(),
-            kinetic: kinetic::Kinetic::new(l, n),
-            sweep: sweep::Sweep::new(l, n),
+            // Per-flow scratch only for the allocation that uses it (a
+            // hundred million flows' worth must fit in a few GB).
+            kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
+            sweep: sweep::Sweep::new(l, if allocation == Allocation::Fair { n } else { 0 }),
             verify: false,
             flows,
         }
+    }
+
+    /// The flows, the engine's scratch dropped.
+    pub fn into_flows(self) -> Flows {
+        self.flows
     }
 
     /// Whether anything is left to happen.
@@ -259,8 +269,9 @@ impl Engine {
         self.flows.since[i] = self.now;
         // No rate yet: any rate the recomputation assigns counts as a change.
         self.flows.rate[i] = f64::NAN;
-        for (hop, &l) in self.flows.path(f).iter().enumerate() {
-            self.slot[i][hop] = self.link_flows[l as usize].len() as u32;
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k);
+            self.slot[k] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
         self.sweep.forget_levels(self.flows.path(f));
@@ -300,14 +311,14 @@ impl Engine {
             self.counters.terminations += 1;
             self.completions.set(f, None);
         }
-        for hop in 0..self.flows.path(f).len() {
-            let l = self.flows.path(f)[hop] as usize;
-            let at = self.slot[i][hop] as usize;
+        for k in self.flows.path_range(f) {
+            let l = self.flows.link_at(k) as usize;
+            let at = self.slot[k] as usize;
             let list = &mut self.link_flows[l];
             list.swap_remove(at);
             if let Some(&moved) = list.get(at) {
-                let h = self.flows.path(moved).iter().position(|&m| m as usize == l).expect("on this link");
-                self.slot[moved as usize][h] = at as u32;
+                let h = self.flows.path_range(moved).find(|&h| self.flows.link_at(h) as usize == l).expect("on this link");
+                self.slot[h] = at as u32;
             }
             self.link_reserved[l] -= self.reserved[i];
         }
@@ -385,7 +396,7 @@ impl Engine {
                 self.fair_sweep(seeds);
                 true
             }
-            Allocation::Ordered(kind @ (Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo)) => {
+            Allocation::Ordered(kind) if self.allocation.is_kinetic() => {
                 self.ordered_incremental(kind, seeds, full);
                 true
             }
@@ -529,7 +540,7 @@ impl Engine {
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];
-        let done = (r > 0.0).then(|| Time(self.now.0 + (remaining / r * 1e12).round() as u64));
+        let done = (r > 0.0).then(|| Time(self.now.0 + round_to_u64(remaining / r * 1e12)));
         self.completions.set(f, done);
         if self.early_termination {
             if let Some(deadline) = self.flows.deadline[i] {
@@ -545,5 +556,27 @@ impl Engine {
     }
 }
 
+/// `x.round() as u64`, without the library call that `f64::round` becomes
+/// on the baseline x86-64 target (no SSE4.1), once per changed rate: the
+/// fraction `x - trunc(x)` of a float is exact, and ties go up as `round`'s do.
+fn round_to_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod stall_tests;
+
+#[cfg(test)]
+#[test]
+fn round_to_u64_is_round_as_u64() {
+    let edges = [0.0, 0.4999999999999999, 0.5, 1.5, 2.5, 4503599627370495.5, 9007199254740993.0, 1.9e19, -0.7, f64::NAN, f64::INFINITY];
+    let random = (0..100_000u64).map(|i| (dcflow_core::mix64(i) >> 11) as f64 / (1u64 << 20) as f64);
+    for x in edges.into_iter().chain(random) {
+        assert_eq!(round_to_u64(x), x.round() as u64, "{x:?}");
+    }
+}

@@ -121,6 +121,12 @@ impl Flows {
         &self.links[self.path_at[f as usize] as usize..self.path_at[f as usize + 1] as usize]
     }
 
+    /// Hops over all flows: the length of an array indexed like
+    /// [`Flows::path_range`], one entry per (flow, hop).
+    pub fn hops(&self) -> usize {
+        self.links.len()
+    }
+
     /// Indices of `f`'s path for [`Flows::link_at`] (no borrow held).
     #[inline]
     pub fn path_range(&self, f: u32) -> std::ops::Range<usize> {

@@ -60,11 +60,14 @@ fn run_with(scenario: &Scenario, verify: bool) -> Result<(RunOutput, engine::Cou
     Ok((collect(engine, &topo, end, first_start, &measured, wall), counters))
 }
 
-fn collect(engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
-    let flows: Vec<FlowRecord> = (0..engine.flows.len() as u32).map(|f| record(&engine, f)).collect();
+fn collect(mut engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, measured: &[(LinkId, String)], wall: Instant) -> RunOutput {
     let sent: Vec<(f64, f64)> =
         measured.iter().map(|&(l, _)| (engine.link_bits(l), topo.links[l as usize].rate.as_bps_f64())).collect();
-    let c = engine.counters;
+    let (c, now, monitor) = (engine.counters, engine.now, engine.monitor.take());
+    // The engine's per-flow scratch goes before the flow records come.
+    let fl = engine.into_flows();
+    let flows: Vec<FlowRecord> = (0..fl.len() as u32).map(|f| record(&fl, now, f)).collect();
+    drop(fl);
     let stats = RunStats {
         status: end.status,
         sim_time_s: end.at.as_secs_f64(),
@@ -81,11 +84,10 @@ fn collect(engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, meas
         reroutes: 0,
     };
     let summary = Summary::from_flows(&flows, &stats);
-    RunOutput { summary, flows, timeseries: engine.monitor.map(|m| m.series.rows) }
+    RunOutput { summary, flows, timeseries: monitor.map(|m| m.series.rows) }
 }
 
-fn record(e: &Engine, f: u32) -> FlowRecord {
-    let fl = &e.flows;
+fn record(fl: &Flows, now: Time, f: u32) -> FlowRecord {
     let i = f as usize;
     let spec = &fl.specs[i];
     let deadline = fl.deadline[i];
@@ -106,7 +108,7 @@ fn record(e: &Engine, f: u32) -> FlowRecord {
         slowdown: fct.map(|d| d.as_secs_f64() / ideal),
         met_deadline: deadline.map(|d| !terminated && finish.is_some_and(|t| t <= d)),
         terminated,
-        bytes_delivered: fl.bytes_delivered(f, e.now),
+        bytes_delivered: fl.bytes_delivered(f, now),
         no_path: false,
     }
 }

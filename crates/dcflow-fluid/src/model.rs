@@ -35,6 +35,14 @@ pub enum Allocation {
     Reserve { rerequest: bool },
 }
 
+impl Allocation {
+    /// Kept incrementally by the kinetic walk (per-flow keys whose order
+    /// per link changes only when two keys cross).
+    pub fn is_kinetic(self) -> bool {
+        matches!(self, Allocation::Ordered(Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo))
+    }
+}
+
 /// Priority orders for [`Allocation::Ordered`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {

@@ -38,13 +38,17 @@
 
 use super::*;
 use crate::agenda::Timers;
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 /// The kinetic state of the key disciplines.
 pub(super) struct Kinetic {
-    /// Per link, its active flows in priority order at the last event.
-    lists: Vec<Vec<u32>>,
+    /// Per link, its active flows in priority order at the last event,
+    /// each with its walk rate and the residual the walk sees before it.
+    lists: Vec<Vec<Listed>>,
+    /// Each (flow, hop)'s index in its link's list, indexed like
+    /// [`Flows::path_range`].
+    pos: Vec<u32>,
     /// The walk's rate of each listed flow (NaN until its first walk).
     rate: Vec<f64>,
     listed: Vec<bool>,
@@ -55,13 +59,14 @@ pub(super) struct Kinetic {
     link_stamp: Vec<u32>,
     recertify: Vec<LinkId>,
     stamp: u32,
-    keys: Vec<(Key, u32)>,
+    keys: Vec<(Key, Listed)>,
 }
 
 impl Kinetic {
-    pub(super) fn new(links: usize, flows: usize) -> Kinetic {
+    pub(super) fn new(links: usize, flows: usize, hops: usize) -> Kinetic {
         Kinetic {
             lists: vec![Vec::new(); links],
+            pos: vec![0; hops],
             rate: vec![f64::NAN; flows],
             listed: vec![false; flows],
             checks: Timers::new(links),
@@ -75,6 +80,21 @@ impl Kinetic {
     }
 }
 
+/// A flow in a link's list: its walk rate (a copy of `Kinetic::rate`) and
+/// the residual the walk sees before it, kept up to date whenever a rate or
+/// the order before it changes ([`Engine::refresh`]). Most re-walked flows
+/// keep their rate, so a walk reads one residual per link instead of
+/// subtracting its predecessors' rates again; a changed rate already costs
+/// a pass over its lists ([`Engine::mark_after`]).
+#[derive(Clone, Copy)]
+struct Listed {
+    flow: u32,
+    /// The (flow, hop)'s index in `Flows::path_range` order.
+    hop: u32,
+    rate: f64,
+    residual: f64,
+}
+
 /// A flow's priority key at an instant: (primary, secondary), then its id.
 #[derive(Clone, Copy, PartialEq)]
 struct Key(f64, f64);
@@ -83,30 +103,22 @@ fn before(a: (Key, u32), b: (Key, u32)) -> bool {
     a.0 .0.total_cmp(&b.0 .0).then(a.0 .1.total_cmp(&b.0 .1)).then(a.1.cmp(&b.1)) == Ordering::Less
 }
 
-/// A dirty flow in the min-heap of the propagation.
-struct Queued(Key, u32);
-impl PartialEq for Queued {
-    fn eq(&self, o: &Self) -> bool {
-        self.1 == o.1
-    }
-}
-impl Eq for Queued {}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Queued {
-    /// Reversed: the max-heap pops the highest priority.
-    fn cmp(&self, o: &Self) -> Ordering {
-        if before((o.0, o.1), (self.0, self.1)) {
-            Ordering::Less
-        } else if o.1 == self.1 {
-            Ordering::Equal
+/// A dirty flow in the min-heap of the propagation: its key as integers
+/// that order as `before` orders (each float mapped to bits that order as
+/// `f64::total_cmp` does), then its id, so that the heap compares without
+/// float comparisons; reversed, so that the max-heap pops the highest priority.
+type Queued = Reverse<(u64, u64, u32)>;
+
+fn queued(key: Key, f: u32) -> Queued {
+    fn ordered(x: f64) -> u64 {
+        let b = x.to_bits();
+        if b >> 63 == 1 {
+            !b
         } else {
-            Ordering::Greater
+            b | 1 << 63
         }
     }
+    Reverse((ordered(key.0), ordered(key.1), f))
 }
 
 impl Engine {
@@ -148,7 +160,7 @@ impl Engine {
                 self.mark_from(kind, l as LinkId, 0);
             }
         }
-        while let Some(Queued(_, f)) = self.kinetic.dirty.pop() {
+        while let Some(Reverse((_, _, f))) = self.kinetic.dirty.pop() {
             let r = self.walk_rate(f);
             let old = self.kinetic.rate[f as usize];
             if r == old {
@@ -161,8 +173,11 @@ impl Engine {
             let before = if old.is_nan() { 0.0 } else { old };
             for k in self.flows.path_range(f) {
                 let l = self.flows.link_at(k);
-                let at = self.kinetic.lists[l as usize].iter().position(|&g| g == f).expect("listed");
-                self.mark_after(kind, l, at + 1, true, before, r);
+                let at = self.kinetic.pos[k] as usize;
+                self.kinetic.lists[l as usize][at].rate = r;
+                let start = self.kinetic.lists[l as usize][at].residual;
+                self.mark_after(kind, l, at + 1, true, before, r, start);
+                self.refresh(l, at + 1);
                 self.note_recertify(l);
             }
         }
@@ -172,29 +187,45 @@ impl Engine {
         }
     }
 
-    /// f's rate under the full walk, from the rates of the flows before it.
+    /// f's rate under the full walk, from the rates of the flows before it:
+    /// the least residual before it on its links.
     fn walk_rate(&mut self, f: u32) -> f64 {
         self.counters.walked += 1;
         let k = &self.kinetic;
         let mut r = f64::INFINITY;
-        for &l in self.flows.path(f) {
-            let mut residual = self.capacity[l as usize];
-            for &g in &k.lists[l as usize] {
-                if g == f || residual <= 0.0 {
-                    break;
-                }
-                residual -= k.rate[g as usize];
-            }
-            r = r.min(residual);
+        for h in self.flows.path_range(f) {
+            r = r.min(k.lists[self.flows.link_at(h) as usize][k.pos[h] as usize].residual);
         }
         r.max(0.0)
+    }
+
+    /// Recompute the residuals and indices of `l`'s list from position
+    /// `from` on, after a change at `from` or just before it. The walk
+    /// subtracts its predecessors' rates in order until the residual is
+    /// exhausted (not positive; a NaN one stays NaN), and so does this,
+    /// subtraction for subtraction: the residuals are the walk's bits.
+    fn refresh(&mut self, l: LinkId, from: usize) {
+        let k = &mut self.kinetic;
+        let list = &mut k.lists[l as usize];
+        let mut residual = match from.checked_sub(1).map(|i| list[i]) {
+            None => self.capacity[l as usize],
+            Some(p) if p.residual <= 0.0 || p.residual.is_nan() => p.residual,
+            Some(p) => p.residual - p.rate,
+        };
+        for (i, g) in list.iter_mut().enumerate().skip(from) {
+            g.residual = residual;
+            k.pos[g.hop as usize] = i as u32;
+            if residual > 0.0 {
+                residual -= g.rate;
+            }
+        }
     }
 
     fn mark(&mut self, kind: Order, f: u32) {
         if self.kinetic.dirty_stamp[f as usize] != self.kinetic.stamp {
             self.kinetic.dirty_stamp[f as usize] = self.kinetic.stamp;
             let key = self.key(kind, f);
-            self.kinetic.dirty.push(Queued(key, f));
+            self.kinetic.dirty.push(queued(key, f));
         }
     }
 
@@ -210,10 +241,16 @@ impl Engine {
     /// which would mark it if it changed). Over a sequence of changes in
     /// priority order, a flow none of them marks was in the same case in
     /// every intermediate state, the first and the last included.
-    fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64) {
-        let (mut old, mut new) = (self.capacity[l as usize], self.capacity[l as usize]);
-        for i in 0..self.kinetic.lists[l as usize].len() {
-            let g = self.kinetic.lists[l as usize][i];
+    /// `start`: the walk's residual before the changed flow. The replay
+    /// starts there: it is the replay's own value (the same subtractions;
+    /// once exhausted, the replay is too), unless a flow before it has no
+    /// rate yet (NaN, which the replay counts 0): then it starts at the head.
+    #[allow(clippy::too_many_arguments)]
+    fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64, start: f64) {
+        let (from, mut old) = if start.is_nan() { (0, self.capacity[l as usize]) } else { (at, start) };
+        let mut new = old;
+        for i in from..self.kinetic.lists[l as usize].len() {
+            let Listed { flow: g, rate: r, .. } = self.kinetic.lists[l as usize][i];
             if i == at {
                 old -= before;
                 new -= after;
@@ -222,12 +259,10 @@ impl Engine {
                 if old <= 0.0 && new <= 0.0 {
                     return;
                 }
-                let q = self.kinetic.rate[g as usize];
-                if !(old > q && new > q) {
+                if !(old > r && new > r) {
                     self.mark(kind, g);
                 }
             }
-            let r = self.kinetic.rate[g as usize];
             let stands_in = changed_in_list && i + 1 == at;
             if !r.is_nan() && !stands_in {
                 old -= r;
@@ -239,7 +274,7 @@ impl Engine {
     /// Mark dirty the flows of `l` from position `from` on.
     fn mark_from(&mut self, kind: Order, l: LinkId, from: usize) {
         for i in from..self.kinetic.lists[l as usize].len() {
-            let g = self.kinetic.lists[l as usize][i];
+            let g = self.kinetic.lists[l as usize][i].flow;
             self.mark(kind, g);
         }
     }
@@ -258,10 +293,10 @@ impl Engine {
         let before = if before.is_nan() { 0.0 } else { before };
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
-            let list = &mut self.kinetic.lists[l as usize];
-            let at = list.iter().position(|&g| g == f).expect("listed");
-            list.remove(at);
-            self.mark_after(kind, l, at, false, before, 0.0);
+            let at = self.kinetic.pos[k] as usize;
+            let start = self.kinetic.lists[l as usize].remove(at).residual;
+            self.mark_after(kind, l, at, false, before, 0.0, start);
+            self.refresh(l, at);
             self.note_recertify(l);
         }
     }
@@ -272,8 +307,10 @@ impl Engine {
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let list = &self.kinetic.lists[l as usize];
-            let at = list.partition_point(|&g| before((self.key(kind, g), g), key));
-            self.kinetic.lists[l as usize].insert(at, f);
+            let at = list.partition_point(|g| before((self.key(kind, g.flow), g.flow), key));
+            let listed = Listed { flow: f, hop: k as u32, rate: self.kinetic.rate[f as usize], residual: 0.0 };
+            self.kinetic.lists[l as usize].insert(at, listed);
+            self.refresh(l, at);
             self.note_recertify(l);
         }
         // Its followers see it once it has a rate.
@@ -285,11 +322,11 @@ impl Engine {
     fn resort(&mut self, kind: Order, l: LinkId) {
         let mut keys = std::mem::take(&mut self.kinetic.keys);
         keys.clear();
-        keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g), g)));
+        keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g.flow), g)));
         let mut first = usize::MAX;
         for i in 1..keys.len() {
             let mut j = i;
-            while j > 0 && before(keys[j], keys[j - 1]) {
+            while j > 0 && before((keys[j].0, keys[j].1.flow), (keys[j - 1].0, keys[j - 1].1.flow)) {
                 keys.swap(j, j - 1);
                 first = first.min(j - 1);
                 j -= 1;
@@ -300,6 +337,7 @@ impl Engine {
             for (i, &(_, g)) in keys.iter().enumerate() {
                 self.kinetic.lists[l as usize][i] = g;
             }
+            self.refresh(l, first);
             // Flows after the span keep their predecessors, but the walk
             // now subtracts their rates in another order: re-walk them too.
             self.mark_from(kind, l, first);
@@ -315,9 +353,12 @@ impl Engine {
     fn certify_link(&mut self, kind: Order, l: LinkId) {
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
-        for w in list.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            let (ka, kb) = (self.key(kind, a), self.key(kind, b));
+        let fb = &self.flows.bottleneck;
+        // Each key once: it is the second of one pair and the first of the next.
+        let mut prev: Option<(Listed, Key)> = None;
+        for &b in list {
+            let kb = self.key(kind, b.flow);
+            let Some((a, ka)) = prev.replace((b, kb)) else { continue };
             // The component of the key that drifts between a and b, if any.
             let drift = match kind {
                 Order::Srpt => Some((ka.0, kb.0)),
@@ -325,14 +366,13 @@ impl Engine {
                 _ => None,
             };
             let Some((xa, xb)) = drift else { continue };
-            let rate = &self.kinetic.rate;
-            let fb = &self.flows.bottleneck;
-            let closing = rate[b as usize] / fb[b as usize] - rate[a as usize] / fb[a as usize];
+            let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
             if closing.is_nan() || closing <= 0.0 {
                 continue;
             }
             let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
-            let ps = (gap / closing * 1e12).floor().min(1e18) as u64;
+            // Rounded down: `as` truncates, and the quotient is not negative.
+            let ps = (gap / closing * 1e12).min(1e18) as u64;
             let at = Time(self.now.0 + ps.max(1));
             earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
         }

@@ -26,6 +26,7 @@
 //! min(cap, level). The link whose tentative level is lowest fills next.
 
 use super::*;
+use crate::agenda::Bits;
 
 /// Relative tolerance for "the same level": a flow frozen within it of its
 /// old rate keeps its old rate bit for bit, so rounding noise does not
@@ -44,6 +45,15 @@ impl Level {
     }
     fn value(self) -> f64 {
         f64::from_bits(self.0)
+    }
+}
+
+impl Bits for Level {
+    fn bits(self) -> u64 {
+        self.0
+    }
+    fn from_bits(bits: u64) -> Level {
+        Level(bits)
     }
 }
 
