@@ -175,40 +175,40 @@ impl SegmentTracker {
     pub fn on_ack(&mut self, cum: u64, acked_seq: u64) -> u64 {
         let before = self.cumulative;
         if let Some(i) = self.index(acked_seq) {
-            let seg = &mut self.segments[i];
-            if !seg.acked {
-                if seg.lost {
-                    self.lost_live -= 1;
-                } else {
-                    self.in_flight -= 1;
-                }
-            }
-            seg.acked = true;
+            self.uncount(self.segments[i]);
+            self.segments[i].acked = true;
         }
         let cum = cum.min(self.next_new);
         while self.cumulative < cum {
-            match self.segments.pop_front() {
-                Some(seg) => {
-                    if !seg.acked {
-                        if seg.lost {
-                            self.lost_live -= 1;
-                        } else {
-                            self.in_flight -= 1;
-                        }
-                    }
-                    self.cumulative += seg.len as u64;
-                    self.first += 1;
-                }
-                None => break,
-            }
+            let Some(seg) = self.pop_first() else { break };
+            self.uncount(seg);
         }
         // Selective acks can complete the prefix too.
         while self.segments.front().is_some_and(|s| s.acked) {
-            self.cumulative += self.segments.pop_front().unwrap().len as u64;
-            self.first += 1;
+            self.pop_first();
         }
         self.trim();
         self.cumulative - before
+    }
+
+    /// Segment `seg` is being acknowledged: unless it already was, it
+    /// leaves the count it is in (in flight, or declared lost).
+    fn uncount(&mut self, seg: Segment) {
+        if !seg.acked {
+            if seg.lost {
+                self.lost_live -= 1;
+            } else {
+                self.in_flight -= 1;
+            }
+        }
+    }
+
+    /// The first segment leaves the window: the cumulative ack passes it.
+    fn pop_first(&mut self) -> Option<Segment> {
+        let seg = self.segments.pop_front()?;
+        self.cumulative += seg.len as u64;
+        self.first += 1;
+        Some(seg)
     }
 
     /// Declare every outstanding segment sent at or before `now - rto` lost.
