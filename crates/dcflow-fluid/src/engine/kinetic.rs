@@ -10,16 +10,20 @@
 //! their rates. An event changes those inputs only for (a) the flows after
 //! a leaving flow on its links, (b) the flows of a link whose order
 //! changed, and (c) the flows after a flow whose rate changed (an arriving
-//! flow counts as having had rate 0), on its links. Those flows are marked
-//! dirty and recomputed in global priority order from a heap; each one
-//! marked in (c) comes after the flow that marked it, so it is recomputed
-//! after it, from final inputs. A flow whose rate is unchanged (bit for
-//! bit: the same subtractions in the same order as the full walk) marks
-//! nobody, and in (a) and (c) a follower is not marked when the change
-//! cannot reach its rate through that link ([`Engine::mark_after`]: the
-//! link's residual was and is exhausted, or was and is above its rate).
-//! Every other flow keeps its inputs and so its rate: the result is the
-//! full walk's.
+//! flow counts as having had rate 0), on its links. Each list stores the
+//! residual the walk sees before each flow; a change re-subtracts the list
+//! from the change on, until the residuals are the stored ones again
+//! ([`Engine::refresh`]). A flow whose stored residual moved is re-walked
+//! only if its walk rate on the residuals as they now are differs from its
+//! rate ([`Engine::settle`]): under srpt most flows on a link wait at rate
+//! 0 behind a shorter flow on another link, and freed bandwidth reaches
+//! each of them as a moved residual. The flows whose rate changes are
+//! recomputed in global priority order from a heap; each one a change
+//! reaches comes after the flow that changed, so it is recomputed after
+//! it, from final inputs. A flow whose rate is unchanged (bit for bit: the
+//! same subtractions in the same order as the full walk) moves no
+//! residual. Every other flow keeps its inputs, or inputs that give the
+//! same rate: the result is the full walk's.
 //!
 //! Keeping each link's order equal to the order of the keys at the current
 //! instant: sjf and fifo keys never change; edf's deadlines keep their
@@ -60,6 +64,8 @@ pub(super) struct Kinetic {
     recertify: Vec<LinkId>,
     stamp: u32,
     keys: Vec<(Key, Listed)>,
+    /// Flows a refresh found a residual of moved for ([`Engine::settle`]).
+    candidates: Vec<u32>,
 }
 
 impl Kinetic {
@@ -76,16 +82,15 @@ impl Kinetic {
             recertify: Vec::new(),
             stamp: 0,
             keys: Vec::new(),
+            candidates: Vec::new(),
         }
     }
 }
 
 /// A flow in a link's list: its walk rate (a copy of `Kinetic::rate`) and
 /// the residual the walk sees before it, kept up to date whenever a rate or
-/// the order before it changes ([`Engine::refresh`]). Most re-walked flows
-/// keep their rate, so a walk reads one residual per link instead of
-/// subtracting its predecessors' rates again; a changed rate already costs
-/// a pass over its lists ([`Engine::mark_after`]).
+/// the order before it changes ([`Engine::refresh`]), so a walk reads one
+/// residual per link instead of subtracting its predecessors' rates again.
 #[derive(Clone, Copy)]
 struct Listed {
     flow: u32,
@@ -144,7 +149,7 @@ impl Engine {
         self.component.clear();
         for &f in seeds {
             if self.kinetic.listed[f as usize] && !self.is_active(f) {
-                self.unlist(kind, f);
+                self.unlist(f);
             }
         }
         while let Some(l) = self.kinetic.checks.pop_due(self.now) {
@@ -157,29 +162,30 @@ impl Engine {
         }
         if full {
             for l in 0..self.kinetic.lists.len() {
-                self.mark_from(kind, l as LinkId, 0);
+                for i in 0..self.kinetic.lists[l].len() {
+                    let g = self.kinetic.lists[l][i].flow;
+                    self.mark(kind, g);
+                }
             }
         }
+        self.settle(kind);
         while let Some(Reverse((_, _, f))) = self.kinetic.dirty.pop() {
+            self.counters.walked += 1;
             let r = self.walk_rate(f);
-            let old = self.kinetic.rate[f as usize];
-            if r == old {
+            if r == self.kinetic.rate[f as usize] {
                 continue;
             }
             self.kinetic.rate[f as usize] = r;
             self.new_rate[f as usize] = r;
             self.component.push(f);
-            // A new flow counts as having been there at rate 0.
-            let before = if old.is_nan() { 0.0 } else { old };
             for k in self.flows.path_range(f) {
                 let l = self.flows.link_at(k);
                 let at = self.kinetic.pos[k] as usize;
                 self.kinetic.lists[l as usize][at].rate = r;
-                let start = self.kinetic.lists[l as usize][at].residual;
-                self.mark_after(kind, l, at + 1, true, before, r, start);
-                self.refresh(l, at + 1);
+                self.refresh(l, at + 1, at + 1);
                 self.note_recertify(l);
             }
+            self.settle(kind);
         }
         for i in 0..self.kinetic.recertify.len() {
             let l = self.kinetic.recertify[i];
@@ -189,8 +195,7 @@ impl Engine {
 
     /// f's rate under the full walk, from the rates of the flows before it:
     /// the least residual before it on its links.
-    fn walk_rate(&mut self, f: u32) -> f64 {
-        self.counters.walked += 1;
+    fn walk_rate(&self, f: u32) -> f64 {
         let k = &self.kinetic;
         let mut r = f64::INFINITY;
         for h in self.flows.path_range(f) {
@@ -199,26 +204,58 @@ impl Engine {
         r.max(0.0)
     }
 
-    /// Recompute the residuals and indices of `l`'s list from position
-    /// `from` on, after a change at `from` or just before it. The walk
-    /// subtracts its predecessors' rates in order until the residual is
-    /// exhausted (not positive; a NaN one stays NaN), and so does this,
-    /// subtraction for subtraction: the residuals are the walk's bits.
-    fn refresh(&mut self, l: LinkId, from: usize) {
+    /// Recompute the residuals of `l`'s list from position `from` on, after
+    /// a change at `from` or just before it, and note as candidates the
+    /// flows whose rate the change may reach ([`Engine::settle`] decides).
+    /// The walk subtracts its predecessors' rates in order until the
+    /// residual is exhausted (not positive), and so does this, subtraction
+    /// for subtraction: the residuals are the walk's bits. The pass stops
+    /// at the first position from `stable` on where the residual is the
+    /// one stored (every later one is then too: the same subtractions from
+    /// the same value) or is exhausted and was (every later one is and was:
+    /// an exhausted residual is stored only as some non-positive value,
+    /// which any reader takes as 0). Positions are not updated here.
+    fn refresh(&mut self, l: LinkId, from: usize, stable: usize) {
         let k = &mut self.kinetic;
         let list = &mut k.lists[l as usize];
         let mut residual = match from.checked_sub(1).map(|i| list[i]) {
             None => self.capacity[l as usize],
-            Some(p) if p.residual <= 0.0 || p.residual.is_nan() => p.residual,
+            Some(p) if p.residual <= 0.0 => p.residual,
             Some(p) => p.residual - p.rate,
         };
         for (i, g) in list.iter_mut().enumerate().skip(from) {
+            let old = g.residual;
+            if i >= stable && (old.to_bits() == residual.to_bits() || (old <= 0.0 && residual <= 0.0)) {
+                return;
+            }
             g.residual = residual;
-            k.pos[g.hop as usize] = i as u32;
+            // Rate 0 before and after from this link, or this link was
+            // not the least residual and is not: unless another of its
+            // links moves too (and notes it), the walk gives the same rate.
+            let reaches = !(old <= 0.0 && residual <= 0.0) && !(old > g.rate && residual > g.rate);
+            if reaches && k.dirty_stamp[g.flow as usize] != k.stamp {
+                k.candidates.push(g.flow);
+            }
             if residual > 0.0 {
                 residual -= g.rate;
             }
         }
+    }
+
+    /// Mark dirty the candidates whose walk rate, on the residuals as they
+    /// now are, differs from their rate. Called once every list an event
+    /// changes is refreshed, so the residuals read are the event's. A flow
+    /// left alone keeps the full walk's rate: the next change of any of
+    /// its residuals notes it again, and if none comes these are final.
+    fn settle(&mut self, kind: Order) {
+        let mut candidates = std::mem::take(&mut self.kinetic.candidates);
+        for &g in &candidates {
+            if self.kinetic.dirty_stamp[g as usize] != self.kinetic.stamp && self.walk_rate(g) != self.kinetic.rate[g as usize] {
+                self.mark(kind, g);
+            }
+        }
+        candidates.clear();
+        self.kinetic.candidates = candidates;
     }
 
     fn mark(&mut self, kind: Order, f: u32) {
@@ -229,53 +266,11 @@ impl Engine {
         }
     }
 
-    /// Mark dirty the flows of `l` from position `at` on that a change just
-    /// before them can affect: a flow there whose rate was `before` now
-    /// counts `after` (with `changed_in_list`, it is the flow at `at - 1`;
-    /// otherwise it has left). The residuals the walk sees before each
-    /// follower are replayed in both states, subtraction for subtraction
-    /// (new flows not yet walked count 0). A follower is left alone if its
-    /// residual on `l` is exhausted in both (its rate is 0 and stays 0, and
-    /// so for every later one), or exceeds its rate in both (`l` was not
-    /// its tightest link and is not: its rate comes from another link,
-    /// which would mark it if it changed). Over a sequence of changes in
-    /// priority order, a flow none of them marks was in the same case in
-    /// every intermediate state, the first and the last included.
-    /// `start`: the walk's residual before the changed flow. The replay
-    /// starts there: it is the replay's own value (the same subtractions;
-    /// once exhausted, the replay is too), unless a flow before it has no
-    /// rate yet (NaN, which the replay counts 0): then it starts at the head.
-    #[allow(clippy::too_many_arguments)]
-    fn mark_after(&mut self, kind: Order, l: LinkId, at: usize, changed_in_list: bool, before: f64, after: f64, start: f64) {
-        let (from, mut old) = if start.is_nan() { (0, self.capacity[l as usize]) } else { (at, start) };
-        let mut new = old;
-        for i in from..self.kinetic.lists[l as usize].len() {
-            let Listed { flow: g, rate: r, .. } = self.kinetic.lists[l as usize][i];
-            if i == at {
-                old -= before;
-                new -= after;
-            }
-            if i >= at {
-                if old <= 0.0 && new <= 0.0 {
-                    return;
-                }
-                if !(old > r && new > r) {
-                    self.mark(kind, g);
-                }
-            }
-            let stands_in = changed_in_list && i + 1 == at;
-            if !r.is_nan() && !stands_in {
-                old -= r;
-                new -= r;
-            }
-        }
-    }
-
-    /// Mark dirty the flows of `l` from position `from` on.
-    fn mark_from(&mut self, kind: Order, l: LinkId, from: usize) {
-        for i in from..self.kinetic.lists[l as usize].len() {
-            let g = self.kinetic.lists[l as usize][i].flow;
-            self.mark(kind, g);
+    /// Store each (flow, hop)'s index in `l`'s list for the positions `range`.
+    fn reindex(&mut self, l: LinkId, range: std::ops::Range<usize>) {
+        let k = &mut self.kinetic;
+        for i in range {
+            k.pos[k.lists[l as usize][i].hop as usize] = i as u32;
         }
     }
 
@@ -287,48 +282,52 @@ impl Engine {
         }
     }
 
-    fn unlist(&mut self, kind: Order, f: u32) {
+    fn unlist(&mut self, f: u32) {
         self.kinetic.listed[f as usize] = false;
-        let before = std::mem::replace(&mut self.kinetic.rate[f as usize], f64::NAN);
-        let before = if before.is_nan() { 0.0 } else { before };
+        self.kinetic.rate[f as usize] = f64::NAN;
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let at = self.kinetic.pos[k] as usize;
-            let start = self.kinetic.lists[l as usize].remove(at).residual;
-            self.mark_after(kind, l, at, false, before, 0.0, start);
-            self.refresh(l, at);
+            self.kinetic.lists[l as usize].remove(at);
+            self.refresh(l, at, at);
+            self.reindex(l, at..self.kinetic.lists[l as usize].len());
             self.note_recertify(l);
         }
     }
 
+    /// List `f` at rate 0 (its followers' residuals are unchanged until it
+    /// is walked: a new flow counts as having been there at rate 0) and
+    /// mark it: its walk gives it a rate, and that change reaches them.
     fn enlist(&mut self, kind: Order, f: u32) {
         self.kinetic.listed[f as usize] = true;
+        self.mark(kind, f);
         let key = (self.key(kind, f), f);
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let list = &self.kinetic.lists[l as usize];
             let at = list.partition_point(|g| before((self.key(kind, g.flow), g.flow), key));
-            let listed = Listed { flow: f, hop: k as u32, rate: self.kinetic.rate[f as usize], residual: 0.0 };
+            let listed = Listed { flow: f, hop: k as u32, rate: 0.0, residual: 0.0 };
             self.kinetic.lists[l as usize].insert(at, listed);
-            self.refresh(l, at);
+            self.refresh(l, at, at + 1);
+            self.reindex(l, at..self.kinetic.lists[l as usize].len());
             self.note_recertify(l);
         }
-        // Its followers see it once it has a rate.
-        self.mark(kind, f);
     }
 
-    /// Sort `l`'s flows by their keys now; mark dirty the flows from the
-    /// first that moved.
+    /// Sort `l`'s flows by their keys now; refresh the residuals from the
+    /// first that moved (past the last that moved, the walk subtracts the
+    /// same rates, in another order: the bits can differ).
     fn resort(&mut self, kind: Order, l: LinkId) {
         let mut keys = std::mem::take(&mut self.kinetic.keys);
         keys.clear();
         keys.extend(self.kinetic.lists[l as usize].iter().map(|&g| (self.key(kind, g.flow), g)));
-        let mut first = usize::MAX;
+        let (mut first, mut last) = (usize::MAX, 0);
         for i in 1..keys.len() {
             let mut j = i;
             while j > 0 && before((keys[j].0, keys[j].1.flow), (keys[j - 1].0, keys[j - 1].1.flow)) {
                 keys.swap(j, j - 1);
                 first = first.min(j - 1);
+                last = i;
                 j -= 1;
             }
         }
@@ -337,10 +336,8 @@ impl Engine {
             for (i, &(_, g)) in keys.iter().enumerate() {
                 self.kinetic.lists[l as usize][i] = g;
             }
-            self.refresh(l, first);
-            // Flows after the span keep their predecessors, but the walk
-            // now subtracts their rates in another order: re-walk them too.
-            self.mark_from(kind, l, first);
+            self.refresh(l, first, last + 1);
+            self.reindex(l, first..last + 1);
         }
         self.kinetic.keys = keys;
         self.note_recertify(l);
