@@ -66,6 +66,13 @@ pub(super) struct Kinetic {
     keys: Vec<(Key, Listed)>,
     /// Flows a refresh found a residual of moved for ([`Engine::settle`]).
     candidates: Vec<u32>,
+    /// Per flow, the `round` (one per settle) it was last noted in, so
+    /// that a flow noted on several links is checked once.
+    noted: Vec<u32>,
+    round: u32,
+    /// Per listed flow, how many of its links have an exhausted residual
+    /// before it (not positive): a flow at rate 0 with one stays at 0.
+    blocked: Vec<u8>,
 }
 
 impl Kinetic {
@@ -83,6 +90,9 @@ impl Kinetic {
             stamp: 0,
             keys: Vec::new(),
             candidates: Vec::new(),
+            noted: vec![u32::MAX; flows],
+            round: 0,
+            blocked: vec![0; flows],
         }
     }
 }
@@ -229,11 +239,17 @@ impl Engine {
                 return;
             }
             g.residual = residual;
-            // Rate 0 before and after from this link, or this link was
-            // not the least residual and is not: unless another of its
-            // links moves too (and notes it), the walk gives the same rate.
-            let reaches = !(old <= 0.0 && residual <= 0.0) && !(old > g.rate && residual > g.rate);
-            if reaches && k.dirty_stamp[g.flow as usize] != k.stamp {
+            let f = g.flow as usize;
+            if (old <= 0.0) != (residual <= 0.0) {
+                k.blocked[f] = if residual <= 0.0 { k.blocked[f] + 1 } else { k.blocked[f] - 1 };
+            }
+            // This link was not the least residual and is not, or the flow
+            // waits at rate 0 behind an exhausted link (this one or
+            // another): unless another of its residuals moves too (and
+            // notes it), the walk gives the same rate.
+            let reaches = !(old > g.rate && residual > g.rate) && !(g.rate == 0.0 && k.blocked[f] > 0);
+            if reaches && k.dirty_stamp[f] != k.stamp && k.noted[f] != k.round {
+                k.noted[f] = k.round;
                 k.candidates.push(g.flow);
             }
             if residual > 0.0 {
@@ -256,6 +272,7 @@ impl Engine {
         }
         candidates.clear();
         self.kinetic.candidates = candidates;
+        self.kinetic.round = self.kinetic.round.wrapping_add(1);
     }
 
     fn mark(&mut self, kind: Order, f: u32) {
@@ -285,6 +302,7 @@ impl Engine {
     fn unlist(&mut self, f: u32) {
         self.kinetic.listed[f as usize] = false;
         self.kinetic.rate[f as usize] = f64::NAN;
+        self.kinetic.blocked[f as usize] = 0;
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let at = self.kinetic.pos[k] as usize;
@@ -306,7 +324,8 @@ impl Engine {
             let l = self.flows.link_at(k);
             let list = &self.kinetic.lists[l as usize];
             let at = list.partition_point(|g| before((self.key(kind, g.flow), g.flow), key));
-            let listed = Listed { flow: f, hop: k as u32, rate: 0.0, residual: 0.0 };
+            // Not exhausted until refreshed, as `blocked` counts it.
+            let listed = Listed { flow: f, hop: k as u32, rate: 0.0, residual: f64::INFINITY };
             self.kinetic.lists[l as usize].insert(at, listed);
             self.refresh(l, at, at + 1);
             self.reindex(l, at..self.kinetic.lists[l as usize].len());
@@ -351,11 +370,15 @@ impl Engine {
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
         let fb = &self.flows.bottleneck;
-        // Each key once: it is the second of one pair and the first of the next.
-        let mut prev: Option<(Listed, Key)> = None;
+        let mut prev: Option<Listed> = None;
         for &b in list {
-            let kb = self.key(kind, b.flow);
-            let Some((a, ka)) = prev.replace((b, kb)) else { continue };
+            let Some(a) = prev.replace(b) else { continue };
+            let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
+            if closing.is_nan() || closing <= 0.0 {
+                continue;
+            }
+            // Keys only for the pairs that close: most flows wait at rate 0.
+            let (ka, kb) = (self.key(kind, a.flow), self.key(kind, b.flow));
             // The component of the key that drifts between a and b, if any.
             let drift = match kind {
                 Order::Srpt => Some((ka.0, kb.0)),
@@ -363,10 +386,6 @@ impl Engine {
                 _ => None,
             };
             let Some((xa, xb)) = drift else { continue };
-            let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
-            if closing.is_nan() || closing <= 0.0 {
-                continue;
-            }
             let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
             // Rounded down: `as` truncates, and the quotient is not negative.
             let ps = (gap / closing * 1e12).min(1e18) as u64;
