@@ -53,26 +53,35 @@ pub(super) struct Kinetic {
     /// Each (flow, hop)'s index in its link's list, indexed like
     /// [`Flows::path_range`].
     pos: Vec<u32>,
-    /// The walk's rate of each listed flow (NaN until its first walk).
-    rate: Vec<f64>,
-    listed: Vec<bool>,
+    /// Per flow, its walk state: one record, so that a list entry reached
+    /// costs one cache miss, not one per field.
+    state: Vec<FlowState>,
     /// Per link, the earliest time two of its neighbours can swap.
     checks: Timers,
     dirty: BinaryHeap<Queued>,
-    dirty_stamp: Vec<u32>,
     link_stamp: Vec<u32>,
     recertify: Vec<LinkId>,
     stamp: u32,
     keys: Vec<(Key, Listed)>,
     /// Flows a refresh found a residual of moved for ([`Engine::settle`]).
     candidates: Vec<u32>,
-    /// Per flow, the `round` (one per settle) it was last noted in, so
-    /// that a flow noted on several links is checked once.
-    noted: Vec<u32>,
+    /// One per settle: see [`FlowState::noted`].
     round: u32,
-    /// Per listed flow, how many of its links have an exhausted residual
-    /// before it (not positive): a flow at rate 0 with one stays at 0.
-    blocked: Vec<u8>,
+}
+
+#[derive(Clone, Copy)]
+struct FlowState {
+    /// The walk's rate (NaN until its first walk).
+    rate: f64,
+    /// The `stamp` of the last propagation that marked it dirty.
+    dirty: u32,
+    /// The `round` it was last noted in, so that a flow noted on several
+    /// links is checked once.
+    noted: u32,
+    /// How many of its links have an exhausted residual before it (not
+    /// positive): a flow at rate 0 with one stays at 0.
+    blocked: u8,
+    listed: bool,
 }
 
 impl Kinetic {
@@ -80,24 +89,20 @@ impl Kinetic {
         Kinetic {
             lists: vec![Vec::new(); links],
             pos: vec![0; hops],
-            rate: vec![f64::NAN; flows],
-            listed: vec![false; flows],
+            state: vec![FlowState { rate: f64::NAN, dirty: 0, noted: u32::MAX, blocked: 0, listed: false }; flows],
             checks: Timers::new(links),
             dirty: BinaryHeap::new(),
-            dirty_stamp: vec![0; flows],
             link_stamp: vec![0; links],
             recertify: Vec::new(),
             stamp: 0,
             keys: Vec::new(),
             candidates: Vec::new(),
-            noted: vec![u32::MAX; flows],
             round: 0,
-            blocked: vec![0; flows],
         }
     }
 }
 
-/// A flow in a link's list: its walk rate (a copy of `Kinetic::rate`) and
+/// A flow in a link's list: its walk rate (a copy of `FlowState::rate`) and
 /// the residual the walk sees before it, kept up to date whenever a rate or
 /// the order before it changes ([`Engine::refresh`]), so a walk reads one
 /// residual per link instead of subtracting its predecessors' rates again.
@@ -158,7 +163,7 @@ impl Engine {
         k.recertify.clear();
         self.component.clear();
         for &f in seeds {
-            if self.kinetic.listed[f as usize] && !self.is_active(f) {
+            if self.kinetic.state[f as usize].listed && !self.is_active(f) {
                 self.unlist(f);
             }
         }
@@ -166,7 +171,7 @@ impl Engine {
             self.resort(kind, l);
         }
         for &f in seeds {
-            if !self.kinetic.listed[f as usize] && self.is_active(f) {
+            if !self.kinetic.state[f as usize].listed && self.is_active(f) {
                 self.enlist(kind, f);
             }
         }
@@ -182,10 +187,10 @@ impl Engine {
         while let Some(Reverse((_, _, f))) = self.kinetic.dirty.pop() {
             self.counters.walked += 1;
             let r = self.walk_rate(f);
-            if r == self.kinetic.rate[f as usize] {
+            if r == self.kinetic.state[f as usize].rate {
                 continue;
             }
-            self.kinetic.rate[f as usize] = r;
+            self.kinetic.state[f as usize].rate = r;
             self.new_rate[f as usize] = r;
             self.component.push(f);
             for k in self.flows.path_range(f) {
@@ -241,15 +246,15 @@ impl Engine {
             g.residual = residual;
             let f = g.flow as usize;
             if (old <= 0.0) != (residual <= 0.0) {
-                k.blocked[f] = if residual <= 0.0 { k.blocked[f] + 1 } else { k.blocked[f] - 1 };
+                k.state[f].blocked = if residual <= 0.0 { k.state[f].blocked + 1 } else { k.state[f].blocked - 1 };
             }
             // This link was not the least residual and is not, or the flow
             // waits at rate 0 behind an exhausted link (this one or
             // another): unless another of its residuals moves too (and
             // notes it), the walk gives the same rate.
-            let reaches = !(old > g.rate && residual > g.rate) && !(g.rate == 0.0 && k.blocked[f] > 0);
-            if reaches && k.dirty_stamp[f] != k.stamp && k.noted[f] != k.round {
-                k.noted[f] = k.round;
+            let reaches = !(old > g.rate && residual > g.rate) && !(g.rate == 0.0 && k.state[f].blocked > 0);
+            if reaches && k.state[f].dirty != k.stamp && k.state[f].noted != k.round {
+                k.state[f].noted = k.round;
                 k.candidates.push(g.flow);
             }
             if residual > 0.0 {
@@ -266,7 +271,7 @@ impl Engine {
     fn settle(&mut self, kind: Order) {
         let mut candidates = std::mem::take(&mut self.kinetic.candidates);
         for &g in &candidates {
-            if self.kinetic.dirty_stamp[g as usize] != self.kinetic.stamp && self.walk_rate(g) != self.kinetic.rate[g as usize] {
+            if self.kinetic.state[g as usize].dirty != self.kinetic.stamp && self.walk_rate(g) != self.kinetic.state[g as usize].rate {
                 self.mark(kind, g);
             }
         }
@@ -276,8 +281,8 @@ impl Engine {
     }
 
     fn mark(&mut self, kind: Order, f: u32) {
-        if self.kinetic.dirty_stamp[f as usize] != self.kinetic.stamp {
-            self.kinetic.dirty_stamp[f as usize] = self.kinetic.stamp;
+        if self.kinetic.state[f as usize].dirty != self.kinetic.stamp {
+            self.kinetic.state[f as usize].dirty = self.kinetic.stamp;
             let key = self.key(kind, f);
             self.kinetic.dirty.push(queued(key, f));
         }
@@ -300,9 +305,9 @@ impl Engine {
     }
 
     fn unlist(&mut self, f: u32) {
-        self.kinetic.listed[f as usize] = false;
-        self.kinetic.rate[f as usize] = f64::NAN;
-        self.kinetic.blocked[f as usize] = 0;
+        self.kinetic.state[f as usize].listed = false;
+        self.kinetic.state[f as usize].rate = f64::NAN;
+        self.kinetic.state[f as usize].blocked = 0;
         for k in self.flows.path_range(f) {
             let l = self.flows.link_at(k);
             let at = self.kinetic.pos[k] as usize;
@@ -317,7 +322,7 @@ impl Engine {
     /// is walked: a new flow counts as having been there at rate 0) and
     /// mark it: its walk gives it a rate, and that change reaches them.
     fn enlist(&mut self, kind: Order, f: u32) {
-        self.kinetic.listed[f as usize] = true;
+        self.kinetic.state[f as usize].listed = true;
         self.mark(kind, f);
         let key = (self.key(kind, f), f);
         for k in self.flows.path_range(f) {
@@ -373,6 +378,10 @@ impl Engine {
         let mut prev: Option<Listed> = None;
         for &b in list {
             let Some(a) = prev.replace(b) else { continue };
+            // A follower at rate 0 does not close (and its rate is most often 0).
+            if b.rate == 0.0 {
+                continue;
+            }
             let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
             if closing.is_nan() || closing <= 0.0 {
                 continue;
