@@ -180,6 +180,21 @@ mod incremental_tests {
         assert!(released > 10_000, "{released}");
     }
 
+    /// The same for srpt: starved long flows pile up behind shorter ones,
+    /// so freed bandwidth reaches long tails of waiting flows, most of
+    /// them exhausted on another link, and keys cross often.
+    #[test]
+    fn srpt_walk_equals_from_scratch_on_long_runs() {
+        let mut crossings = 0;
+        for (topology, seed, load) in [(TOPOLOGIES[0], 2, 0.6), (TOPOLOGIES[1], 1, 1.0)] {
+            let s = scenario(topology, "\"srpt\"", 3000, load, seed, false);
+            let (out, c) = run_with(&s, true).unwrap();
+            assert_eq!(out.summary.flows_completed, 3000, "{topology} seed {seed}");
+            crossings += c.crossings;
+        }
+        assert!(crossings > 100, "{crossings}");
+    }
+
     #[test]
     fn incremental_keeps_early_termination_exact() {
         let s = scenario(TOPOLOGIES[0], "\"edf\"\nearly_termination = true", 150, 0.9, 7, true);
