@@ -113,6 +113,9 @@ struct Listed {
     hop: u32,
     rate: f64,
     residual: f64,
+    /// How fast its time left falls (rate / bottleneck rate), for the
+    /// crossing checks: kept here, they read no per-flow array.
+    fall: f64,
 }
 
 /// A flow's priority key at an instant: (primary, secondary), then its id.
@@ -191,12 +194,14 @@ impl Engine {
                 continue;
             }
             self.kinetic.state[f as usize].rate = r;
+            let fall = r / self.flows.bottleneck[f as usize];
             self.new_rate[f as usize] = r;
             self.component.push(f);
             for k in self.flows.path_range(f) {
                 let l = self.flows.link_at(k);
                 let at = self.kinetic.pos[k] as usize;
-                self.kinetic.lists[l as usize][at].rate = r;
+                let listed = &mut self.kinetic.lists[l as usize][at];
+                (listed.rate, listed.fall) = (r, fall);
                 self.refresh(l, at + 1, at + 1);
                 self.note_recertify(l);
             }
@@ -330,7 +335,7 @@ impl Engine {
             let list = &self.kinetic.lists[l as usize];
             let at = list.partition_point(|g| before((self.key(kind, g.flow), g.flow), key));
             // Not exhausted until refreshed, as `blocked` counts it.
-            let listed = Listed { flow: f, hop: k as u32, rate: 0.0, residual: f64::INFINITY };
+            let listed = Listed { flow: f, hop: k as u32, rate: 0.0, residual: f64::INFINITY, fall: 0.0 };
             self.kinetic.lists[l as usize].insert(at, listed);
             self.refresh(l, at, at + 1);
             self.reindex(l, at..self.kinetic.lists[l as usize].len());
@@ -374,15 +379,14 @@ impl Engine {
     fn certify_link(&mut self, kind: Order, l: LinkId) {
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
-        let fb = &self.flows.bottleneck;
         let mut prev: Option<Listed> = None;
         for &b in list {
             let Some(a) = prev.replace(b) else { continue };
             // A follower at rate 0 does not close (and its rate is most often 0).
-            if b.rate == 0.0 {
+            if b.fall == 0.0 {
                 continue;
             }
-            let closing = b.rate / fb[b.flow as usize] - a.rate / fb[a.flow as usize];
+            let closing = b.fall - a.fall;
             if closing.is_nan() || closing <= 0.0 {
                 continue;
             }
