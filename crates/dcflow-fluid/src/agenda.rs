@@ -116,7 +116,9 @@ impl<T: Bits> Timers<T> {
             }
             (Some(t), false) => {
                 let (i, e) = (i as usize, entry(t.bits(), key));
-                if e < self.heap[i] {
+                if e == self.heap[i] {
+                    // Unchanged (the max-min sweep re-evaluates a link often).
+                } else if e < self.heap[i] {
                     self.sift_up(i, e);
                 } else {
                     self.sift_down(i, e);

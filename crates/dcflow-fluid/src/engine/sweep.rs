@@ -382,21 +382,29 @@ impl Engine {
     /// level `t`: water-fill over its capacity, flows frozen by the sweep at
     /// their new rates, the others at min(cap, level).
     fn evaluate(&mut self, l: LinkId, t: f64) {
+        let (stamp, marks) = (self.sweep.stamp, &self.sweep.flows);
         let mut rest = self.capacity[l as usize];
-        let mut caps = std::mem::take(&mut self.sweep.caps);
+        // The unfrozen flows' caps in increasing order, each inserted in
+        // place as it is read (a link carries a few flows).
+        let caps = &mut self.sweep.caps;
         caps.clear();
         for &g in &self.link_flows[l as usize] {
-            let mark = &self.sweep.flows[g as usize];
-            if mark.stamp == self.sweep.stamp && mark.frozen {
+            let mark = &marks[g as usize];
+            if mark.stamp == stamp && mark.frozen {
                 rest -= mark.cap;
             } else {
+                let mut at = caps.len();
                 caps.push(mark.cap);
+                while at > 0 && caps[at - 1].total_cmp(&mark.cap).is_gt() {
+                    caps[at] = caps[at - 1];
+                    at -= 1;
+                }
+                caps[at] = mark.cap;
             }
         }
-        caps.sort_unstable_by(f64::total_cmp);
         let mut level = f64::INFINITY;
         let mut unfrozen = caps.len();
-        for &c in &caps {
+        for &c in caps.iter() {
             let share = rest / unfrozen as f64;
             if c >= share {
                 level = share;
@@ -405,7 +413,6 @@ impl Engine {
             rest -= c;
             unfrozen -= 1;
         }
-        self.sweep.caps = caps;
         self.sweep.fills.set(l, level.is_finite().then(|| Level::of(level.max(t))));
     }
 
