@@ -150,7 +150,12 @@ impl Engine {
             // Per-flow scratch only for the allocation that uses it (a
             // hundred million flows' worth must fit in a few GB).
             kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
-            sweep: sweep::Sweep::new(l, if allocation == Allocation::Fair { n } else { 0 }),
+            sweep: if allocation == Allocation::Fair {
+                let longest = (0..n as u32).map(|f| flows.path(f).len()).max().unwrap_or(0);
+                sweep::Sweep::new(l, n, longest)
+            } else {
+                sweep::Sweep::new(l, 0, 0)
+            },
             verify: false,
             flows,
         }
@@ -274,7 +279,9 @@ impl Engine {
             self.slot[k] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.admit(f, self.flows.path(f));
+        }
         if self.allocation == (Allocation::Reserve { rerequest: false }) {
             self.reserve_at_arrival(f);
         }
@@ -320,10 +327,15 @@ impl Engine {
                 let h = self.flows.path_range(moved).find(|&h| self.flows.link_at(h) as usize == l).expect("on this link");
                 self.slot[h] = at as u32;
             }
+            if self.allocation == Allocation::Fair {
+                self.sweep.leave_link(l as LinkId, at);
+            }
             self.link_reserved[l] -= self.reserved[i];
         }
         self.reserved[i] = 0.0;
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.dismiss(f);
+        }
     }
 
     /// Account a rate change of `f` on the watched links of its path.
@@ -536,7 +548,9 @@ impl Engine {
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.set_rate(f, self.flows.path(f), r);
+        }
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];

@@ -24,6 +24,12 @@
 //! freezes it first. A dirty link's tentative level is a water-fill over its
 //! flows: flows the sweep froze count at their new rate, the others at
 //! min(cap, level). The link whose tentative level is lowest fills next.
+//!
+//! The sweep keeps its own copy of what it reads of each active flow (its
+//! installed rate, its path, its mark) in a dense *slot*, and of each link's
+//! flows as slots, in the engine's order: at a million flows the active
+//! few thousand are scattered over arrays indexed by flow id, and a sweep
+//! that reads them there spends much of its time waiting for memory.
 
 use super::*;
 use crate::agenda::Bits;
@@ -63,16 +69,20 @@ impl Bits for Level {
     }
 }
 
-/// A flow's state in the current sweep (valid when `stamp` is the sweep's).
-#[derive(Clone, Copy, Default)]
-struct FlowMark {
-    stamp: u32,
-    /// Frozen by a dirty link.
-    frozen: bool,
+/// What the sweep knows of an active flow, in its slot: its mark in the
+/// current sweep (valid when `stamp` is the sweep's) and its installed rate.
+#[derive(Clone, Copy)]
+struct Member {
     /// Unfrozen: the lowest old level among its clean links (infinite if
     /// none). Frozen: its new rate (also in the engine's `new_rate`), kept
     /// here so that a link's evaluation reads one record per flow.
     cap: f64,
+    /// The installed rate (NaN before the flow's first recomputation).
+    rate: f64,
+    id: u32,
+    stamp: u32,
+    /// Frozen by a dirty link.
+    frozen: bool,
 }
 
 /// A link's state in the current sweep (valid when `stamp` is the sweep's).
@@ -90,14 +100,25 @@ struct LinkMark {
     pending: bool,
 }
 
-/// Scratch space of the sweep, reused across events.
+/// Scratch space of the sweep, reused across events, and its copy of the
+/// active flows.
 pub(super) struct Sweep {
     stamp: u32,
-    flows: Vec<FlowMark>,
+    /// Each active flow's slot, and the free slots.
+    slot_of: Vec<u32>,
+    free: Vec<u32>,
+    members: Vec<Member>,
+    /// Slot `s`'s path is `paths[s * stride..][..hops[s]]`.
+    paths: Vec<LinkId>,
+    hops: Vec<u8>,
+    stride: usize,
+    /// The slots of each link's active flows, in the order of the engine's
+    /// `link_flows` (sums over a link's flows come out bit for bit the same).
+    on_link: Vec<Vec<u32>>,
     links: Vec<LinkMark>,
     /// Tentative fill level of each dirty link; the level at which each
-    /// flow whose old bottleneck turned dirty is checked. At one level,
-    /// fills go first (a fill may freeze the flow a check is about).
+    /// flow (by id) whose old bottleneck turned dirty is checked. At one
+    /// level, fills go first (a fill may freeze the flow a check is about).
     fills: Timers<Level>,
     checks: Timers<Level>,
     caps: Vec<f64>,
@@ -111,10 +132,18 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
-    pub(super) fn new(links: usize, flows: usize) -> Sweep {
+    /// `flows`: how many flows the run has (none: the run does not sweep);
+    /// `stride`: the longest path.
+    pub(super) fn new(links: usize, flows: usize, stride: usize) -> Sweep {
         Sweep {
             stamp: 0,
-            flows: vec![FlowMark::default(); flows],
+            slot_of: vec![0; flows],
+            free: Vec::new(),
+            members: Vec::new(),
+            paths: Vec::new(),
+            hops: Vec::new(),
+            stride,
+            on_link: vec![Vec::new(); if flows > 0 { links } else { 0 }],
             links: vec![LinkMark::default(); links],
             fills: Timers::new(links),
             checks: Timers::new(flows),
@@ -125,11 +154,54 @@ impl Sweep {
         }
     }
 
+    /// Flow `f` became active on `path`, at the end of each link's list.
+    pub(super) fn admit(&mut self, f: u32, path: &[LinkId]) {
+        let s = self.free.pop().unwrap_or_else(|| {
+            self.members.push(Member { cap: 0.0, rate: 0.0, id: 0, stamp: 0, frozen: false });
+            self.paths.resize(self.paths.len() + self.stride, 0);
+            self.hops.push(0);
+            self.members.len() as u32 - 1
+        });
+        self.slot_of[f as usize] = s;
+        self.members[s as usize] = Member { cap: 0.0, rate: f64::NAN, id: f, stamp: 0, frozen: false };
+        let at = s as usize * self.stride;
+        self.paths[at..at + path.len()].copy_from_slice(path);
+        self.hops[s as usize] = path.len() as u8;
+        for &l in path {
+            self.on_link[l as usize].push(s);
+        }
+        self.forget_levels(path);
+    }
+
+    /// Flow `f` left the list of link `l`, from position `at`; the engine's
+    /// list moved its last flow there.
+    pub(super) fn leave_link(&mut self, l: LinkId, at: usize) {
+        self.on_link[l as usize].swap_remove(at);
+        self.level[l as usize] = None;
+    }
+
+    /// Flow `f` is no longer active (after [`Sweep::leave_link`] on its path).
+    pub(super) fn dismiss(&mut self, f: u32) {
+        self.free.push(self.slot_of[f as usize]);
+    }
+
+    /// Flow `f`'s installed rate is now `rate`.
+    pub(super) fn set_rate(&mut self, f: u32, path: &[LinkId], rate: f64) {
+        self.members[self.slot_of[f as usize] as usize].rate = rate;
+        self.forget_levels(path);
+    }
+
     /// Forget the installed fill level of `links` (their flows or rates changed).
-    pub(super) fn forget_levels(&mut self, links: &[LinkId]) {
+    fn forget_levels(&mut self, links: &[LinkId]) {
         for &l in links {
             self.level[l as usize] = None;
         }
+    }
+
+    /// The links of slot `s`, as a range of `paths`.
+    fn path(&self, s: u32) -> std::ops::Range<usize> {
+        let at = s as usize * self.stride;
+        at..at + self.hops[s as usize] as usize
     }
 }
 
@@ -145,7 +217,7 @@ impl Engine {
         self.sweep.stamp = self.sweep.stamp.wrapping_add(1);
         if self.sweep.stamp == 0 {
             // Wrapped: forget every mark rather than mistake an old one for current.
-            self.sweep.flows.iter_mut().for_each(|m| m.stamp = 0);
+            self.sweep.members.iter_mut().for_each(|m| m.stamp = 0);
             self.sweep.links.iter_mut().for_each(|m| m.stamp = 0);
             self.sweep.stamp = 1;
         }
@@ -153,7 +225,7 @@ impl Engine {
         for &f in seeds {
             if self.is_active(f) {
                 // An arrival: no old rate, so it deviates from the start.
-                self.mark_flow(f);
+                self.mark_flow(self.sweep.slot_of[f as usize]);
             }
         }
         // The event changed these links' flows: their old levels mean
@@ -189,7 +261,7 @@ impl Engine {
                 let level = check.expect("a check is due");
                 t = level.value();
                 let f = self.sweep.checks.pop_due(level).expect("peeked");
-                self.check_unfrozen(f, t);
+                self.check_unfrozen(self.sweep.slot_of[f as usize], t);
             }
         }
         self.counters.frozen += self.component.len() as u64;
@@ -209,17 +281,9 @@ impl Engine {
         m.stamp == self.sweep.stamp && m.dirty
     }
 
-    fn is_touched(&self, f: u32) -> bool {
-        self.sweep.flows[f as usize].stamp == self.sweep.stamp
-    }
-
-    fn is_frozen(&self, f: u32) -> bool {
-        let m = &self.sweep.flows[f as usize];
-        m.stamp == self.sweep.stamp && m.frozen
-    }
-
-    fn mark_flow(&mut self, f: u32) {
-        self.sweep.flows[f as usize] = FlowMark { stamp: self.sweep.stamp, frozen: false, cap: f64::INFINITY };
+    fn mark_flow(&mut self, s: u32) {
+        let m = &mut self.sweep.members[s as usize];
+        (m.stamp, m.frozen, m.cap) = (self.sweep.stamp, false, f64::INFINITY);
     }
 
     /// The level at which `l` filled in the installed allocation: its largest
@@ -230,8 +294,8 @@ impl Engine {
             return level;
         }
         let (mut load, mut max) = (0.0f64, 0.0f64);
-        for &g in &self.link_flows[l as usize] {
-            let r = self.flows.rate[g as usize];
+        for &s in &self.sweep.on_link[l as usize] {
+            let r = self.sweep.members[s as usize].rate;
             load += r;
             max = max.max(r);
         }
@@ -240,18 +304,17 @@ impl Engine {
         level
     }
 
-    /// Lowest old level among the clean links of `f`.
-    fn clean_cap(&mut self, f: u32) -> f64 {
+    /// Lowest old level among the clean links of slot `s`.
+    fn clean_cap(&mut self, s: u32) -> f64 {
         let mut cap = f64::INFINITY;
-        for k in self.flows.path_range(f) {
-            let l = self.flows.link_at(k);
+        for k in self.sweep.path(s) {
+            let l = self.sweep.paths[k];
             if !self.is_dirty(l) {
                 cap = cap.min(self.old_level(l));
             }
         }
         cap
     }
-
     /// `l` behaves differently from level `t` on. A link that had already
     /// filled below `t` has frozen all its flows: nothing on it can change
     /// any more, and it stays clean.
@@ -284,23 +347,24 @@ impl Engine {
     /// the lowest old level on its path, all of whose other links are
     /// clean (a dirty one would have touched it).
     fn spread(&mut self, l: LinkId, t: f64, level: Option<f64>) {
-        for k in 0..self.link_flows[l as usize].len() {
-            let g = self.link_flows[l as usize][k];
-            if self.is_frozen(g) {
+        for k in 0..self.sweep.on_link[l as usize].len() {
+            let g = self.sweep.on_link[l as usize][k];
+            let m = self.sweep.members[g as usize];
+            let fresh = m.stamp != self.sweep.stamp;
+            if !fresh && m.frozen {
                 continue;
             }
-            let fresh = !self.is_touched(g);
-            let old = self.flows.rate[g as usize];
-            let before = if fresh { old } else { self.sweep.flows[g as usize].cap };
+            let old = m.rate;
+            let before = if fresh { old } else { m.cap };
             if fresh {
                 self.mark_flow(g);
             }
             if level.is_some_and(|level| level > before * (1.0 + SAME)) {
-                self.sweep.flows[g as usize].cap = before;
+                self.sweep.members[g as usize].cap = before;
                 continue;
             }
             let cap = self.clean_cap(g);
-            self.sweep.flows[g as usize].cap = cap;
+            self.sweep.members[g as usize].cap = cap;
             if !same(cap, before) {
                 // Not yet past its old rate (the check of a released flow
                 // runs just above it): check it there.
@@ -308,7 +372,7 @@ impl Engine {
                     // Just above the old rate: a fill within rounding of
                     // it (the flow keeps its rate) goes first.
                     let at = (old * (1.0 + 2.0 * SAME)).max(t);
-                    self.sweep.checks.set(g, Some(Level::of(at)));
+                    self.sweep.checks.set(m.id, Some(Level::of(at)));
                 }
                 self.reevaluate_links_of(g);
             }
@@ -350,9 +414,9 @@ impl Engine {
         self.link_mark(l).watched = true;
         let stamp = self.sweep.stamp;
         let mut demand = 0.0;
-        for &g in &self.link_flows[l as usize] {
-            let m = &self.sweep.flows[g as usize];
-            demand += if m.stamp == stamp { m.cap } else { self.flows.rate[g as usize] };
+        for &g in &self.sweep.on_link[l as usize] {
+            let m = &self.sweep.members[g as usize];
+            demand += if m.stamp == stamp { m.cap } else { m.rate };
         }
         // Negated so that an infinite cap or a flow with no rate yet (NaN) turns it dirty.
         if !(demand < self.capacity[l as usize] * (1.0 - WATCH_MARGIN)) {
@@ -361,9 +425,9 @@ impl Engine {
         }
     }
 
-    fn reevaluate_links_of(&mut self, f: u32) {
-        for k in self.flows.path_range(f) {
-            self.reevaluate(self.flows.link_at(k));
+    fn reevaluate_links_of(&mut self, s: u32) {
+        for k in self.sweep.path(s) {
+            self.reevaluate(self.sweep.paths[k]);
         }
     }
 
@@ -382,13 +446,13 @@ impl Engine {
     /// level `t`: water-fill over its capacity, flows frozen by the sweep at
     /// their new rates, the others at min(cap, level).
     fn evaluate(&mut self, l: LinkId, t: f64) {
-        let (stamp, marks) = (self.sweep.stamp, &self.sweep.flows);
+        let (stamp, marks) = (self.sweep.stamp, &self.sweep.members);
         let mut rest = self.capacity[l as usize];
         // The unfrozen flows' caps in increasing order, each inserted in
         // place as it is read (a link carries a few flows).
         let caps = &mut self.sweep.caps;
         caps.clear();
-        for &g in &self.link_flows[l as usize] {
+        for &g in &self.sweep.on_link[l as usize] {
             let mark = &marks[g as usize];
             if mark.stamp == stamp && mark.frozen {
                 rest -= mark.cap;
@@ -422,20 +486,20 @@ impl Engine {
     /// its clean links dirty; its dirty links see the new rate.
     fn fill_link(&mut self, l: LinkId, level: f64) {
         self.link_mark(l).done = true;
-        for k in 0..self.link_flows[l as usize].len() {
-            let g = self.link_flows[l as usize][k];
-            let mark = self.sweep.flows[g as usize];
+        for k in 0..self.sweep.on_link[l as usize].len() {
+            let g = self.sweep.on_link[l as usize][k];
+            let mark = &mut self.sweep.members[g as usize];
             if mark.frozen || mark.cap < level * (1.0 - SAME) {
                 continue;
             }
-            let old = self.flows.rate[g as usize];
+            let old = mark.rate;
             let kept = same(level, old);
             let rate = if kept { old } else { level };
-            self.new_rate[g as usize] = rate;
-            self.sweep.flows[g as usize] = FlowMark { stamp: mark.stamp, frozen: true, cap: rate };
-            self.component.push(g);
-            for k in self.flows.path_range(g) {
-                let m = self.flows.link_at(k);
+            (mark.frozen, mark.cap) = (true, rate);
+            self.new_rate[mark.id as usize] = rate;
+            self.component.push(mark.id);
+            for k in self.sweep.path(g) {
+                let m = self.sweep.paths[k];
                 if !kept && !self.is_dirty(m) {
                     self.make_dirty(m, level);
                 } else {
@@ -445,17 +509,17 @@ impl Engine {
         }
     }
 
-    /// The sweep reached the old rate of `f`, whose old bottleneck turned
-    /// dirty. If no link froze it there, it will get a higher rate: its
-    /// clean links behave differently from here on.
-    fn check_unfrozen(&mut self, f: u32, level: f64) {
-        let mark = self.sweep.flows[f as usize];
+    /// The sweep reached the old rate of the flow in slot `s`, whose old
+    /// bottleneck turned dirty. If no link froze it there, it will get a
+    /// higher rate: its clean links behave differently from here on.
+    fn check_unfrozen(&mut self, s: u32, level: f64) {
+        let mark = self.sweep.members[s as usize];
         if mark.frozen || mark.cap <= level {
             return;
         }
         self.counters.released += 1;
-        for k in self.flows.path_range(f) {
-            let m = self.flows.link_at(k);
+        for k in self.sweep.path(s) {
+            let m = self.sweep.paths[k];
             self.make_dirty(m, level);
         }
     }
