@@ -98,12 +98,16 @@ struct LinkMark {
     done: bool,
     /// Waiting in `pending` for a new tentative level.
     pending: bool,
+    /// Watched, with a lower bound of its level in `fills` (see [`Engine::defer`]).
+    deferred: bool,
 }
 
 /// Scratch space of the sweep, reused across events, and its copy of the
 /// active flows.
 pub(super) struct Sweep {
     stamp: u32,
+    /// The sweep's level: that of the last fill or check.
+    t: f64,
     /// Each active flow's slot, and the free slots.
     slot_of: Vec<u32>,
     free: Vec<u32>,
@@ -137,6 +141,7 @@ impl Sweep {
     pub(super) fn new(links: usize, flows: usize, stride: usize) -> Sweep {
         Sweep {
             stamp: 0,
+            t: 0.0,
             slot_of: vec![0; flows],
             free: Vec::new(),
             members: Vec::new(),
@@ -243,6 +248,7 @@ impl Engine {
         }
         self.sweep.seed_links = links;
         let mut t = 0.0;
+        self.sweep.t = t;
         loop {
             self.evaluate_pending(t);
             let (fill, check) = (self.sweep.fills.peek_time(), self.sweep.checks.peek_time());
@@ -251,15 +257,22 @@ impl Engine {
                 (Some(f), Some(c)) => f <= c,
                 (f, _) => f.is_some(),
             };
-            self.counters.sweep_steps += 1;
             if fill_first {
                 let level = fill.expect("a fill is due");
-                t = level.value();
                 let l = self.sweep.fills.pop_due(level).expect("peeked");
+                if std::mem::take(&mut self.link_mark(l).deferred) {
+                    self.defer(l, level.value());
+                    continue;
+                }
+                self.counters.sweep_steps += 1;
+                t = level.value();
+                self.sweep.t = t;
                 self.fill_link(l, t);
             } else {
+                self.counters.sweep_steps += 1;
                 let level = check.expect("a check is due");
                 t = level.value();
+                self.sweep.t = t;
                 let f = self.sweep.checks.pop_due(level).expect("peeked");
                 self.check_unfrozen(self.sweep.slot_of[f as usize], t);
             }
@@ -411,17 +424,53 @@ impl Engine {
     /// same step. The sweep's fills, and so the rates, are unchanged bit
     /// for bit.
     fn watch(&mut self, l: LinkId) {
-        self.link_mark(l).watched = true;
+        let mark = self.link_mark(l);
+        mark.watched = true;
+        if !mark.deferred {
+            self.defer(l, self.sweep.t);
+        }
+    }
+
+    /// Watched link `l`'s demand reached its capacity (or it came up in
+    /// `fills` at `floor`, a lower bound of its level). As a dirty link it
+    /// would be water-filled again at every move of its flows, yet most such
+    /// links never fill: their flows freeze on their other links first, at
+    /// lower levels. Its level is at least the plain share (capacity minus
+    /// the frozen flows' rates, over the others: each counts at most the
+    /// level), which only rises as the sweep freezes flows below it; so it
+    /// waits in `fills` at that share (less a margin far above rounding),
+    /// untouched, and is looked at again only when the sweep comes up to
+    /// it: then it stays watched, waits at a higher share, or turns dirty,
+    /// and its exact level is the one it would have had (at least the share,
+    /// so at least the level it came up at). Fills come in the same order.
+    fn defer(&mut self, l: LinkId, floor: f64) {
         let stamp = self.sweep.stamp;
-        let mut demand = 0.0;
+        let (mut demand, mut frozen, mut unfrozen) = (0.0, 0.0, 0u32);
         for &g in &self.sweep.on_link[l as usize] {
             let m = &self.sweep.members[g as usize];
-            demand += if m.stamp == stamp { m.cap } else { m.rate };
+            if m.stamp != stamp {
+                demand += m.rate;
+                unfrozen += 1;
+            } else {
+                demand += m.cap;
+                if m.frozen {
+                    frozen += m.cap;
+                } else {
+                    unfrozen += 1;
+                }
+            }
         }
-        // Negated so that an infinite cap or a flow with no rate yet (NaN) turns it dirty.
-        if !(demand < self.capacity[l as usize] * (1.0 - WATCH_MARGIN)) {
-            self.link_mark(l).dirty = true;
-            self.spread(l, 0.0, Some(f64::INFINITY));
+        let capacity = self.capacity[l as usize];
+        // Negated so that an infinite cap or a flow with no rate yet (NaN) counts as reaching it.
+        if !(demand < capacity * (1.0 - WATCH_MARGIN)) {
+            let share = (capacity - frozen) / unfrozen as f64 * (1.0 - WATCH_MARGIN);
+            if unfrozen > 0 && share > floor {
+                self.link_mark(l).deferred = true;
+                self.sweep.fills.set(l, Some(Level::of(share)));
+            } else {
+                self.link_mark(l).dirty = true;
+                self.spread(l, 0.0, Some(f64::INFINITY));
+            }
         }
     }
 
