@@ -227,6 +227,7 @@ impl Engine {
             self.sweep.stamp = 1;
         }
         self.component.clear();
+        self.sweep.t = 0.0;
         for &f in seeds {
             if self.is_active(f) {
                 // An arrival: no old rate, so it deviates from the start.
@@ -248,7 +249,6 @@ impl Engine {
         }
         self.sweep.seed_links = links;
         let mut t = 0.0;
-        self.sweep.t = t;
         loop {
             self.evaluate_pending(t);
             let (fill, check) = (self.sweep.fills.peek_time(), self.sweep.checks.peek_time());
@@ -417,12 +417,7 @@ impl Engine {
     /// water-fill would give an infinite level: the link cannot fill, and
     /// as an unsaturated clean link it adds nothing to any flow's cap, so it
     /// stays clean and is only watched. Once the demand reaches the margin,
-    /// it turns dirty exactly as it would have: the spread of a link with
-    /// an infinite old level leaves every cap as it was (it only marks its
-    /// untouched flows at their old rates, which is what an untouched flow
-    /// counts as everywhere), and the tentative level is computed in the
-    /// same step. The sweep's fills, and so the rates, are unchanged bit
-    /// for bit.
+    /// it waits for the sweep to come up to it ([`Engine::defer`]).
     fn watch(&mut self, l: LinkId) {
         let mark = self.link_mark(l);
         mark.watched = true;
@@ -443,6 +438,12 @@ impl Engine {
     /// it: then it stays watched, waits at a higher share, or turns dirty,
     /// and its exact level is the one it would have had (at least the share,
     /// so at least the level it came up at). Fills come in the same order.
+    /// It turns dirty exactly as it would have been: the spread of a link
+    /// with an infinite old level leaves every cap as it was (it only marks
+    /// its untouched flows at their old rates, which is what an untouched
+    /// flow counts as everywhere), and its tentative level is computed in
+    /// the same step. The sweep's fills, and so the rates, are unchanged
+    /// bit for bit.
     fn defer(&mut self, l: LinkId, floor: f64) {
         let stamp = self.sweep.stamp;
         let (mut demand, mut frozen, mut unfrozen) = (0.0, 0.0, 0u32);
