@@ -210,6 +210,11 @@ impl Sweep {
     }
 }
 
+/// Whether a link with this mark is dirty in the sweep `stamp`.
+fn mark_dirty(m: LinkMark, stamp: u32) -> bool {
+    m.stamp == stamp && m.dirty
+}
+
 /// Equal within `SAME`; an infinite level equals only itself.
 fn same(a: f64, b: f64) -> bool {
     a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= SAME * a.abs().max(b.abs()))
@@ -290,8 +295,7 @@ impl Engine {
     }
 
     fn is_dirty(&self, l: LinkId) -> bool {
-        let m = &self.sweep.links[l as usize];
-        m.stamp == self.sweep.stamp && m.dirty
+        mark_dirty(self.sweep.links[l as usize], self.sweep.stamp)
     }
 
     fn mark_flow(&mut self, s: u32) {
@@ -550,7 +554,14 @@ impl Engine {
             self.component.push(mark.id);
             for k in self.sweep.path(g) {
                 let m = self.sweep.paths[k];
-                if !kept && !self.is_dirty(m) {
+                let mark = self.sweep.links[m as usize];
+                if mark.stamp == self.sweep.stamp && mark.watched && !mark.dirty {
+                    // A watched link's demand counted the flow at its cap,
+                    // which the freeze does not exceed (but for rounding,
+                    // far below the margin): the link still cannot fill.
+                    continue;
+                }
+                if !kept && !mark_dirty(mark, self.sweep.stamp) {
                     self.make_dirty(m, level);
                 } else {
                     self.reevaluate(m);
