@@ -114,7 +114,7 @@ pub(super) struct Sweep {
     members: Vec<Member>,
     /// Slot `s`'s path is `paths[s * stride..][..hops[s]]`.
     paths: Vec<LinkId>,
-    hops: Vec<u8>,
+    hops: Vec<u32>,
     stride: usize,
     /// The slots of each link's active flows, in the order of the engine's
     /// `link_flows` (sums over a link's flows come out bit for bit the same).
@@ -171,7 +171,7 @@ impl Sweep {
         self.members[s as usize] = Member { cap: 0.0, rate: f64::NAN, id: f, stamp: 0, frozen: false };
         let at = s as usize * self.stride;
         self.paths[at..at + path.len()].copy_from_slice(path);
-        self.hops[s as usize] = path.len() as u8;
+        self.hops[s as usize] = path.len() as u32;
         for &l in path {
             self.on_link[l as usize].push(s);
         }
