@@ -50,6 +50,10 @@ pub struct Counters {
     /// Max-min sweep: flows still unfrozen at their old rate after their old
     /// bottleneck turned dirty (they get more: the sweep's subtle path).
     pub released: u64,
+    /// Max-min sweep: tentative levels computed (water-fills over a dirty
+    /// link), and watched links put off to a lower bound of their level.
+    pub water_fills: u64,
+    pub deferred: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,

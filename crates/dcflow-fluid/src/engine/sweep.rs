@@ -470,6 +470,7 @@ impl Engine {
         if !(demand < capacity * (1.0 - WATCH_MARGIN)) {
             let share = (capacity - frozen) / unfrozen as f64 * (1.0 - WATCH_MARGIN);
             if unfrozen > 0 && share > floor {
+                self.counters.deferred += 1;
                 self.link_mark(l).deferred = true;
                 self.sweep.fills.set(l, Some(Level::of(share)));
             } else {
@@ -500,6 +501,7 @@ impl Engine {
     /// level `t`: water-fill over its capacity, flows frozen by the sweep at
     /// their new rates, the others at min(cap, level).
     fn evaluate(&mut self, l: LinkId, t: f64) {
+        self.counters.water_fills += 1;
         let (stamp, marks) = (self.sweep.stamp, &self.sweep.members);
         let mut rest = self.capacity[l as usize];
         // The unfrozen flows' caps in increasing order, each inserted in
