@@ -51,9 +51,11 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
+    /// Time, then insertion order, as one integer: one wide comparison
+    /// instead of two branches per entry a pop scans.
     #[inline]
-    fn key(&self) -> (u64, u64) {
-        (self.time, self.seq)
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
     }
 }
 
@@ -155,9 +157,6 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn pull_far(&mut self) {
         let last = self.cur + self.mask as u64;
-        if self.far_first >> self.shift > last {
-            return;
-        }
         while self.far.peek().is_some_and(|e| e.time >> self.shift <= last) {
             let e = self.far.pop().expect("peeked");
             self.ring[(e.time >> self.shift) as usize & self.mask].push(e);
@@ -192,7 +191,9 @@ impl<E: Copy> EventQueue<E> {
             }
             self.cur += 1;
             self.empty_scanned += 1;
-            self.pull_far();
+            if self.far_first >> self.shift <= self.cur + self.mask as u64 {
+                self.pull_far();
+            }
         }
     }
 
