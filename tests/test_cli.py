@@ -434,3 +434,21 @@ def test_a_progress_bar_only_on_a_terminal_and_not_with_quiet(columns, tmp_path)
     assert code == 0 and "simulating" not in err
     r = dcflow("run", scenario, "--set", "stop=0.2s")
     assert r.returncode == 0 and "simulating" not in r.stderr
+
+
+def test_a_quiet_run_imports_neither_tqdm_nor_the_catalog(small, tmp_path):
+    """`dcflow run -q -o DIR` draws no bar and runs no paper figure: tqdm
+    and the catalog (`dcflow.repro`, every paper's module) stay unimported,
+    so a short run pays only for what it uses."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from dcflow.cli import main\n"
+        f"status = main(['run', {str(small)!r}, '-q', '-o', {str(tmp_path / 'out')!r}])\n"
+        "print(status, ' '.join(m for m in ('tqdm', 'dcflow.repro') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1].strip() == "0", f"status and imports: {out.stdout.strip()}"
+    assert (tmp_path / "out" / "flows.parquet").exists()
