@@ -24,6 +24,9 @@
 //! freezes it first. A dirty link's tentative level is a water-fill over its
 //! flows: flows the sweep froze count at their new rate, the others at
 //! min(cap, level). The link whose tentative level is lowest fills next.
+//! A clean link that was unsaturated (most of the links a sweep reaches) is
+//! only watched when its flows move, and waits at a lower bound of its level
+//! once it could fill ([`Engine::watch`], [`Engine::defer`]).
 //!
 //! The sweep keeps its own copy of what it reads of each active flow (its
 //! installed rate, its path, its mark) in a dense *slot*, and of each link's
@@ -178,8 +181,8 @@ impl Sweep {
         self.forget_levels(path);
     }
 
-    /// Flow `f` left the list of link `l`, from position `at`; the engine's
-    /// list moved its last flow there.
+    /// A flow left link `l`'s list from position `at`, where the engine's
+    /// list moved its last flow; this list does the same.
     pub(super) fn leave_link(&mut self, l: LinkId, at: usize) {
         self.on_link[l as usize].swap_remove(at);
         self.level[l as usize] = None;
