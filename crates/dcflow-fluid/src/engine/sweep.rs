@@ -451,6 +451,7 @@ impl Engine {
     /// flow counts as everywhere), and its tentative level is computed in
     /// the same step. The sweep's fills, and so the rates, are unchanged
     /// bit for bit.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN must count as reaching capacity
     fn defer(&mut self, l: LinkId, floor: f64) {
         let stamp = self.sweep.stamp;
         let (mut demand, mut frozen, mut unfrozen) = (0.0, 0.0, 0u32);
