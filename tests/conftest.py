@@ -94,6 +94,13 @@ def dcflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+def modules_loaded_by(code: str, modules: tuple[str, ...]) -> list[str]:
+    """Run `code` in a fresh interpreter; which of `modules` it imported."""
+    probe = f"\nimport sys\nprint('loaded:', *(m for m in {modules!r} if m in sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", code + probe], capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()[-1].split()[1:]
+
+
 def stderr_on_a_terminal(args: list[str], columns: int = 100) -> tuple[int, str]:
     """Run `dcflow ARGS` with stderr on a pseudo-terminal `columns` wide (0:
     a terminal that reports no size, as `script -c` opens outside a terminal)."""

@@ -12,7 +12,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXPLICIT, MONITOR, SMALL, dcflow, sigint_as_on_a_terminal, stderr_on_a_terminal, write
+from conftest import (EXPLICIT, MONITOR, SMALL, dcflow, modules_loaded_by, sigint_as_on_a_terminal,
+                      stderr_on_a_terminal, write)
 from dcflow.result import FLOWS_SCHEMA, SUMMARY_KEYS, TIMESERIES_SCHEMA
 
 FLOWS_COLUMNS = ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "finish_s", "fct_s",
@@ -434,3 +435,15 @@ def test_a_progress_bar_only_on_a_terminal_and_not_with_quiet(columns, tmp_path)
     assert code == 0 and "simulating" not in err
     r = dcflow("run", scenario, "--set", "stop=0.2s")
     assert r.returncode == 0 and "simulating" not in r.stderr
+
+
+def test_a_quiet_run_imports_neither_tqdm_nor_the_catalog(small, tmp_path):
+    """`dcflow run -q -o DIR` draws no bar and runs no paper figure: tqdm
+    and the catalog (`dcflow.repro`, every paper's module) stay unimported,
+    so a short run pays only for what it uses."""
+    code = (
+        "from dcflow.cli import main\n"
+        f"assert main(['run', {str(small)!r}, '-q', '-o', {str(tmp_path / 'out')!r}]) == 0\n"
+    )
+    assert modules_loaded_by(code, ("tqdm", "dcflow.repro")) == []
+    assert (tmp_path / "out" / "flows.parquet").exists()

@@ -262,8 +262,9 @@ def version_cmd() -> None:
     click.echo(__version__)
 
 
-# sweep, capacity, repro (python/dcflow/repro/cli.py)
-from dcflow.repro.cli import add_commands as _add_experiment_commands  # noqa: E402
+# sweep, capacity, repro (python/dcflow/cli_experiments.py: outside the
+# repro package, whose import loads the whole catalog)
+from dcflow.cli_experiments import add_commands as _add_experiment_commands  # noqa: E402
 
 _add_experiment_commands(cli)
 

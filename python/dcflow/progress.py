@@ -16,9 +16,10 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def _columns(file: TextIO) -> int:
@@ -31,7 +32,11 @@ def _columns(file: TextIO) -> int:
 
 def bar(file: TextIO | None = None, **kwargs: Any) -> tqdm:
     """A tqdm bar on `file` (default stderr) that follows the terminal's
-    width, or has the fallback width when the terminal reports none."""
+    width, or has the fallback width when the terminal reports none.
+    tqdm is imported here: a run without a bar (`-q`, no terminal) does
+    not pay for it."""
+    from tqdm import tqdm
+
     f = file or sys.stderr
     if _columns(f) > 0:
         return tqdm(file=f, dynamic_ncols=True, **kwargs)

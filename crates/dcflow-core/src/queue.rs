@@ -51,9 +51,11 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
+    /// Time, then insertion order, as one integer: one wide comparison
+    /// instead of two branches per entry a pop scans.
     #[inline]
-    fn key(&self) -> (u64, u64) {
-        (self.time, self.seq)
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
     }
 }
 
@@ -89,6 +91,10 @@ pub struct EventQueue<E: Copy> {
     in_ring: usize,
     /// Events at or beyond the ring's horizon.
     far: QuaternaryHeap<Entry<E>>,
+    /// The time of `far`'s earliest event (`u64::MAX` when it is empty):
+    /// every empty bucket a pop crosses asks whether the horizon reached
+    /// it, and this answers without touching the heap.
+    far_first: u64,
     next_seq: u64,
     popped: u64,
     /// Statistics since the last width check.
@@ -116,6 +122,7 @@ impl<E: Copy> EventQueue<E> {
             cur: 0,
             in_ring: 0,
             far: QuaternaryHeap::with_capacity(n),
+            far_first: u64::MAX,
             next_seq: 0,
             popped: 0,
             pops_since_adapt: 0,
@@ -131,6 +138,7 @@ impl<E: Copy> EventQueue<E> {
             self.ring[bucket as usize & self.mask].push(e);
             self.in_ring += 1;
         } else {
+            self.far_first = self.far_first.min(e.time);
             self.far.push(e);
         }
     }
@@ -154,6 +162,7 @@ impl<E: Copy> EventQueue<E> {
             self.ring[(e.time >> self.shift) as usize & self.mask].push(e);
             self.in_ring += 1;
         }
+        self.far_first = self.far.peek().map_or(u64::MAX, |e| e.time);
     }
 
     pub fn pop(&mut self) -> Option<(Time, E)> {
@@ -182,7 +191,9 @@ impl<E: Copy> EventQueue<E> {
             }
             self.cur += 1;
             self.empty_scanned += 1;
-            self.pull_far();
+            if self.far_first >> self.shift <= self.cur + self.mask as u64 {
+                self.pull_far();
+            }
         }
     }
 
@@ -241,6 +252,7 @@ impl<E: Copy> EventQueue<E> {
         let now = self.cur << self.shift;
         let mut all: Vec<Entry<E>> = self.ring.iter_mut().flat_map(|b| b.drain(..)).collect();
         all.extend(self.far.drain());
+        self.far_first = u64::MAX;
         self.shift = shift;
         self.cur = now >> shift;
         self.in_ring = 0;

@@ -116,7 +116,9 @@ impl<T: Bits> Timers<T> {
             }
             (Some(t), false) => {
                 let (i, e) = (i as usize, entry(t.bits(), key));
-                if e < self.heap[i] {
+                if e == self.heap[i] {
+                    // Unchanged (the max-min sweep re-evaluates a link often).
+                } else if e < self.heap[i] {
                     self.sift_up(i, e);
                 } else {
                     self.sift_down(i, e);
@@ -174,10 +176,18 @@ impl<T: Bits> Timers<T> {
             if first >= n {
                 break;
             }
-            let mut m = first;
-            for c in first + 1..n.min(first + ARITY) {
-                m = if self.heap[c] < self.heap[m] { c } else { m };
-            }
+            let m = if let Some(c) = self.heap.get(first..first + ARITY) {
+                // All four children: a tournament of three comparisons.
+                let a = if c[1] < c[0] { 1 } else { 0 };
+                let b = if c[3] < c[2] { 3 } else { 2 };
+                first + if c[b] < c[a] { b } else { a }
+            } else {
+                let mut m = first;
+                for c in first + 1..n {
+                    m = if self.heap[c] < self.heap[m] { c } else { m };
+                }
+                m
+            };
             let least = self.heap[m];
             if least >= e {
                 break;

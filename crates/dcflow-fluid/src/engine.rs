@@ -50,6 +50,10 @@ pub struct Counters {
     /// Max-min sweep: flows still unfrozen at their old rate after their old
     /// bottleneck turned dirty (they get more: the sweep's subtle path).
     pub released: u64,
+    /// Max-min sweep: tentative levels computed (water-fills over a dirty
+    /// link), and watched links put off to a lower bound of their level.
+    pub water_fills: u64,
+    pub deferred: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
@@ -150,7 +154,12 @@ impl Engine {
             // Per-flow scratch only for the allocation that uses it (a
             // hundred million flows' worth must fit in a few GB).
             kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
-            sweep: sweep::Sweep::new(l, if allocation == Allocation::Fair { n } else { 0 }),
+            sweep: if allocation == Allocation::Fair {
+                let longest = (0..n as u32).map(|f| flows.path(f).len()).max().unwrap_or(0);
+                sweep::Sweep::new(l, n, longest)
+            } else {
+                sweep::Sweep::new(l, 0, 0)
+            },
             verify: false,
             flows,
         }
@@ -274,7 +283,9 @@ impl Engine {
             self.slot[k] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.admit(f, self.flows.path(f));
+        }
         if self.allocation == (Allocation::Reserve { rerequest: false }) {
             self.reserve_at_arrival(f);
         }
@@ -320,10 +331,15 @@ impl Engine {
                 let h = self.flows.path_range(moved).find(|&h| self.flows.link_at(h) as usize == l).expect("on this link");
                 self.slot[h] = at as u32;
             }
+            if self.allocation == Allocation::Fair {
+                self.sweep.leave_link(l as LinkId, at);
+            }
             self.link_reserved[l] -= self.reserved[i];
         }
         self.reserved[i] = 0.0;
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.dismiss(f);
+        }
     }
 
     /// Account a rate change of `f` on the watched links of its path.
@@ -536,7 +552,9 @@ impl Engine {
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;
-        self.sweep.forget_levels(self.flows.path(f));
+        if self.allocation == Allocation::Fair {
+            self.sweep.set_rate(f, self.flows.path(f), r);
+        }
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
         let remaining = self.flows.remaining[i];

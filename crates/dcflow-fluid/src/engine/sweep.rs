@@ -24,6 +24,15 @@
 //! freezes it first. A dirty link's tentative level is a water-fill over its
 //! flows: flows the sweep froze count at their new rate, the others at
 //! min(cap, level). The link whose tentative level is lowest fills next.
+//! A clean link that was unsaturated (most of the links a sweep reaches) is
+//! only watched when its flows move, and waits at a lower bound of its level
+//! once it could fill ([`Engine::watch`], [`Engine::defer`]).
+//!
+//! The sweep keeps its own copy of what it reads of each active flow (its
+//! installed rate, its path, its mark) in a dense *slot*, and of each link's
+//! flows as slots, in the engine's order: at a million flows the active
+//! few thousand are scattered over arrays indexed by flow id, and a sweep
+//! that reads them there spends much of its time waiting for memory.
 
 use super::*;
 use crate::agenda::Bits;
@@ -32,6 +41,12 @@ use crate::agenda::Bits;
 /// old rate keeps its old rate bit for bit, so rounding noise does not
 /// spread dirt through the network.
 const SAME: f64 = 1e-12;
+
+/// A watched link turns dirty when its demand is within this fraction of
+/// its capacity: far above the rounding of a water-fill over a few flows
+/// (about 1e-15 per flow), so a link that stays watched is one whose
+/// water-fill would surely give an infinite level.
+const WATCH_MARGIN: f64 = 1e-9;
 
 /// A sweep level as a heap key: the bit pattern of a non-negative float
 /// orders as the float does.
@@ -57,16 +72,20 @@ impl Bits for Level {
     }
 }
 
-/// A flow's state in the current sweep (valid when `stamp` is the sweep's).
-#[derive(Clone, Copy, Default)]
-struct FlowMark {
-    stamp: u32,
-    /// Frozen by a dirty link.
-    frozen: bool,
+/// What the sweep knows of an active flow, in its slot: its mark in the
+/// current sweep (valid when `stamp` is the sweep's) and its installed rate.
+#[derive(Clone, Copy)]
+struct Member {
     /// Unfrozen: the lowest old level among its clean links (infinite if
     /// none). Frozen: its new rate (also in the engine's `new_rate`), kept
     /// here so that a link's evaluation reads one record per flow.
     cap: f64,
+    /// The installed rate (NaN before the flow's first recomputation).
+    rate: f64,
+    id: u32,
+    stamp: u32,
+    /// Frozen by a dirty link.
+    frozen: bool,
 }
 
 /// A link's state in the current sweep (valid when `stamp` is the sweep's).
@@ -74,20 +93,39 @@ struct FlowMark {
 struct LinkMark {
     stamp: u32,
     dirty: bool,
+    /// Unsaturated in the installed allocation and still clean, but one of
+    /// its flows moved: its demand is checked whenever a flow on it moves
+    /// again (see [`Engine::watch`]).
+    watched: bool,
     /// Filled (or known to have filled before it turned dirty).
     done: bool,
     /// Waiting in `pending` for a new tentative level.
     pending: bool,
+    /// Watched, with a lower bound of its level in `fills` (see [`Engine::defer`]).
+    deferred: bool,
 }
 
-/// Scratch space of the sweep, reused across events.
+/// Scratch space of the sweep, reused across events, and its copy of the
+/// active flows.
 pub(super) struct Sweep {
     stamp: u32,
-    flows: Vec<FlowMark>,
+    /// The sweep's level: that of the last fill or check.
+    t: f64,
+    /// Each active flow's slot, and the free slots.
+    slot_of: Vec<u32>,
+    free: Vec<u32>,
+    members: Vec<Member>,
+    /// Slot `s`'s path is `paths[s * stride..][..hops[s]]`.
+    paths: Vec<LinkId>,
+    hops: Vec<u32>,
+    stride: usize,
+    /// The slots of each link's active flows, in the order of the engine's
+    /// `link_flows` (sums over a link's flows come out bit for bit the same).
+    on_link: Vec<Vec<u32>>,
     links: Vec<LinkMark>,
     /// Tentative fill level of each dirty link; the level at which each
-    /// flow whose old bottleneck turned dirty is checked. At one level,
-    /// fills go first (a fill may freeze the flow a check is about).
+    /// flow (by id) whose old bottleneck turned dirty is checked. At one
+    /// level, fills go first (a fill may freeze the flow a check is about).
     fills: Timers<Level>,
     checks: Timers<Level>,
     caps: Vec<f64>,
@@ -101,10 +139,19 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
-    pub(super) fn new(links: usize, flows: usize) -> Sweep {
+    /// `flows`: how many flows the run has (none: the run does not sweep);
+    /// `stride`: the longest path.
+    pub(super) fn new(links: usize, flows: usize, stride: usize) -> Sweep {
         Sweep {
             stamp: 0,
-            flows: vec![FlowMark::default(); flows],
+            t: 0.0,
+            slot_of: vec![0; flows],
+            free: Vec::new(),
+            members: Vec::new(),
+            paths: Vec::new(),
+            hops: Vec::new(),
+            stride,
+            on_link: vec![Vec::new(); if flows > 0 { links } else { 0 }],
             links: vec![LinkMark::default(); links],
             fills: Timers::new(links),
             checks: Timers::new(flows),
@@ -115,12 +162,60 @@ impl Sweep {
         }
     }
 
+    /// Flow `f` became active on `path`, at the end of each link's list.
+    pub(super) fn admit(&mut self, f: u32, path: &[LinkId]) {
+        let s = self.free.pop().unwrap_or_else(|| {
+            self.members.push(Member { cap: 0.0, rate: 0.0, id: 0, stamp: 0, frozen: false });
+            self.paths.resize(self.paths.len() + self.stride, 0);
+            self.hops.push(0);
+            self.members.len() as u32 - 1
+        });
+        self.slot_of[f as usize] = s;
+        self.members[s as usize] = Member { cap: 0.0, rate: f64::NAN, id: f, stamp: 0, frozen: false };
+        let at = s as usize * self.stride;
+        self.paths[at..at + path.len()].copy_from_slice(path);
+        self.hops[s as usize] = path.len() as u32;
+        for &l in path {
+            self.on_link[l as usize].push(s);
+        }
+        self.forget_levels(path);
+    }
+
+    /// A flow left link `l`'s list from position `at`, where the engine's
+    /// list moved its last flow; this list does the same.
+    pub(super) fn leave_link(&mut self, l: LinkId, at: usize) {
+        self.on_link[l as usize].swap_remove(at);
+        self.level[l as usize] = None;
+    }
+
+    /// Flow `f` is no longer active (after [`Sweep::leave_link`] on its path).
+    pub(super) fn dismiss(&mut self, f: u32) {
+        self.free.push(self.slot_of[f as usize]);
+    }
+
+    /// Flow `f`'s installed rate is now `rate`.
+    pub(super) fn set_rate(&mut self, f: u32, path: &[LinkId], rate: f64) {
+        self.members[self.slot_of[f as usize] as usize].rate = rate;
+        self.forget_levels(path);
+    }
+
     /// Forget the installed fill level of `links` (their flows or rates changed).
-    pub(super) fn forget_levels(&mut self, links: &[LinkId]) {
+    fn forget_levels(&mut self, links: &[LinkId]) {
         for &l in links {
             self.level[l as usize] = None;
         }
     }
+
+    /// The links of slot `s`, as a range of `paths`.
+    fn path(&self, s: u32) -> std::ops::Range<usize> {
+        let at = s as usize * self.stride;
+        at..at + self.hops[s as usize] as usize
+    }
+}
+
+/// Whether a link with this mark is dirty in the sweep `stamp`.
+fn mark_dirty(m: LinkMark, stamp: u32) -> bool {
+    m.stamp == stamp && m.dirty
 }
 
 /// Equal within `SAME`; an infinite level equals only itself.
@@ -135,15 +230,16 @@ impl Engine {
         self.sweep.stamp = self.sweep.stamp.wrapping_add(1);
         if self.sweep.stamp == 0 {
             // Wrapped: forget every mark rather than mistake an old one for current.
-            self.sweep.flows.iter_mut().for_each(|m| m.stamp = 0);
+            self.sweep.members.iter_mut().for_each(|m| m.stamp = 0);
             self.sweep.links.iter_mut().for_each(|m| m.stamp = 0);
             self.sweep.stamp = 1;
         }
         self.component.clear();
+        self.sweep.t = 0.0;
         for &f in seeds {
             if self.is_active(f) {
                 // An arrival: no old rate, so it deviates from the start.
-                self.mark_flow(f);
+                self.mark_flow(self.sweep.slot_of[f as usize]);
             }
         }
         // The event changed these links' flows: their old levels mean
@@ -169,17 +265,24 @@ impl Engine {
                 (Some(f), Some(c)) => f <= c,
                 (f, _) => f.is_some(),
             };
-            self.counters.sweep_steps += 1;
             if fill_first {
                 let level = fill.expect("a fill is due");
-                t = level.value();
                 let l = self.sweep.fills.pop_due(level).expect("peeked");
+                if std::mem::take(&mut self.link_mark(l).deferred) {
+                    self.defer(l, level.value());
+                    continue;
+                }
+                self.counters.sweep_steps += 1;
+                t = level.value();
+                self.sweep.t = t;
                 self.fill_link(l, t);
             } else {
+                self.counters.sweep_steps += 1;
                 let level = check.expect("a check is due");
                 t = level.value();
+                self.sweep.t = t;
                 let f = self.sweep.checks.pop_due(level).expect("peeked");
-                self.check_unfrozen(f, t);
+                self.check_unfrozen(self.sweep.slot_of[f as usize], t);
             }
         }
         self.counters.frozen += self.component.len() as u64;
@@ -195,21 +298,12 @@ impl Engine {
     }
 
     fn is_dirty(&self, l: LinkId) -> bool {
-        let m = &self.sweep.links[l as usize];
-        m.stamp == self.sweep.stamp && m.dirty
+        mark_dirty(self.sweep.links[l as usize], self.sweep.stamp)
     }
 
-    fn is_touched(&self, f: u32) -> bool {
-        self.sweep.flows[f as usize].stamp == self.sweep.stamp
-    }
-
-    fn is_frozen(&self, f: u32) -> bool {
-        let m = &self.sweep.flows[f as usize];
-        m.stamp == self.sweep.stamp && m.frozen
-    }
-
-    fn mark_flow(&mut self, f: u32) {
-        self.sweep.flows[f as usize] = FlowMark { stamp: self.sweep.stamp, frozen: false, cap: f64::INFINITY };
+    fn mark_flow(&mut self, s: u32) {
+        let m = &mut self.sweep.members[s as usize];
+        (m.stamp, m.frozen, m.cap) = (self.sweep.stamp, false, f64::INFINITY);
     }
 
     /// The level at which `l` filled in the installed allocation: its largest
@@ -220,8 +314,8 @@ impl Engine {
             return level;
         }
         let (mut load, mut max) = (0.0f64, 0.0f64);
-        for &g in &self.link_flows[l as usize] {
-            let r = self.flows.rate[g as usize];
+        for &s in &self.sweep.on_link[l as usize] {
+            let r = self.sweep.members[s as usize].rate;
             load += r;
             max = max.max(r);
         }
@@ -230,18 +324,17 @@ impl Engine {
         level
     }
 
-    /// Lowest old level among the clean links of `f`.
-    fn clean_cap(&mut self, f: u32) -> f64 {
+    /// Lowest old level among the clean links of slot `s`.
+    fn clean_cap(&mut self, s: u32) -> f64 {
         let mut cap = f64::INFINITY;
-        for k in self.flows.path_range(f) {
-            let l = self.flows.link_at(k);
+        for k in self.sweep.path(s) {
+            let l = self.sweep.paths[k];
             if !self.is_dirty(l) {
                 cap = cap.min(self.old_level(l));
             }
         }
         cap
     }
-
     /// `l` behaves differently from level `t` on. A link that had already
     /// filled below `t` has frozen all its flows: nothing on it can change
     /// any more, and it stays clean.
@@ -250,6 +343,10 @@ impl Engine {
             return;
         }
         let level = self.old_level(l);
+        if level == f64::INFINITY {
+            self.watch(l);
+            return;
+        }
         let below = level < t * (1.0 - SAME);
         let mark = self.link_mark(l);
         if below {
@@ -270,23 +367,24 @@ impl Engine {
     /// the lowest old level on its path, all of whose other links are
     /// clean (a dirty one would have touched it).
     fn spread(&mut self, l: LinkId, t: f64, level: Option<f64>) {
-        for k in 0..self.link_flows[l as usize].len() {
-            let g = self.link_flows[l as usize][k];
-            if self.is_frozen(g) {
+        for k in 0..self.sweep.on_link[l as usize].len() {
+            let g = self.sweep.on_link[l as usize][k];
+            let m = self.sweep.members[g as usize];
+            let fresh = m.stamp != self.sweep.stamp;
+            if !fresh && m.frozen {
                 continue;
             }
-            let fresh = !self.is_touched(g);
-            let old = self.flows.rate[g as usize];
-            let before = if fresh { old } else { self.sweep.flows[g as usize].cap };
+            let old = m.rate;
+            let before = if fresh { old } else { m.cap };
             if fresh {
                 self.mark_flow(g);
             }
             if level.is_some_and(|level| level > before * (1.0 + SAME)) {
-                self.sweep.flows[g as usize].cap = before;
+                self.sweep.members[g as usize].cap = before;
                 continue;
             }
             let cap = self.clean_cap(g);
-            self.sweep.flows[g as usize].cap = cap;
+            self.sweep.members[g as usize].cap = cap;
             if !same(cap, before) {
                 // Not yet past its old rate (the check of a released flow
                 // runs just above it): check it there.
@@ -294,7 +392,7 @@ impl Engine {
                     // Just above the old rate: a fill within rounding of
                     // it (the flow keeps its rate) goes first.
                     let at = (old * (1.0 + 2.0 * SAME)).max(t);
-                    self.sweep.checks.set(g, Some(Level::of(at)));
+                    self.sweep.checks.set(m.id, Some(Level::of(at)));
                 }
                 self.reevaluate_links_of(g);
             }
@@ -302,18 +400,93 @@ impl Engine {
         self.reevaluate(l);
     }
 
-    /// Ask for a new tentative level of `l` if it is dirty and unfilled.
+    /// Ask for a new tentative level of `l` if it is dirty and unfilled;
+    /// check the demand of a watched link.
     fn reevaluate(&mut self, l: LinkId) {
         let m = self.link_mark(l);
-        if m.dirty && !m.done && !m.pending {
-            m.pending = true;
-            self.sweep.pending.push(l);
+        if m.dirty {
+            if !m.done && !m.pending {
+                m.pending = true;
+                self.sweep.pending.push(l);
+            }
+        } else if m.watched {
+            self.watch(l);
         }
     }
 
-    fn reevaluate_links_of(&mut self, f: u32) {
-        for k in self.flows.path_range(f) {
-            self.reevaluate(self.flows.link_at(k));
+    /// Clean link `l`, unsaturated in the installed allocation (its old
+    /// level is infinite), has a flow that moved. Most links the sweep
+    /// reaches are such links (nine in ten on the fat-tree benchmarks), and
+    /// as dirty links they would cost a spread and a water-fill per move of
+    /// any of their flows. While their demand (flows frozen by the sweep at
+    /// their new rates, the others at their caps, untouched ones at their
+    /// old rates) stays below capacity by a margin far above rounding, the
+    /// water-fill would give an infinite level: the link cannot fill, and
+    /// as an unsaturated clean link it adds nothing to any flow's cap, so it
+    /// stays clean and is only watched. Once the demand reaches the margin,
+    /// it waits for the sweep to come up to it ([`Engine::defer`]).
+    fn watch(&mut self, l: LinkId) {
+        let mark = self.link_mark(l);
+        mark.watched = true;
+        if !mark.deferred {
+            self.defer(l, self.sweep.t);
+        }
+    }
+
+    /// Watched link `l`'s demand reached its capacity (or it came up in
+    /// `fills` at `floor`, a lower bound of its level). As a dirty link it
+    /// would be water-filled again at every move of its flows, yet most such
+    /// links never fill: their flows freeze on their other links first, at
+    /// lower levels. Its level is at least the plain share (capacity minus
+    /// the frozen flows' rates, over the others: each counts at most the
+    /// level), which only rises as the sweep freezes flows below it; so it
+    /// waits in `fills` at that share (less a margin far above rounding),
+    /// untouched, and is looked at again only when the sweep comes up to
+    /// it: then it stays watched, waits at a higher share, or turns dirty,
+    /// and its exact level is the one it would have had (at least the share,
+    /// so at least the level it came up at). Fills come in the same order.
+    /// It turns dirty exactly as it would have been: the spread of a link
+    /// with an infinite old level leaves every cap as it was (it only marks
+    /// its untouched flows at their old rates, which is what an untouched
+    /// flow counts as everywhere), and its tentative level is computed in
+    /// the same step. The sweep's fills, and so the rates, are unchanged
+    /// bit for bit.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN must count as reaching capacity
+    fn defer(&mut self, l: LinkId, floor: f64) {
+        let stamp = self.sweep.stamp;
+        let (mut demand, mut frozen, mut unfrozen) = (0.0, 0.0, 0u32);
+        for &g in &self.sweep.on_link[l as usize] {
+            let m = &self.sweep.members[g as usize];
+            if m.stamp != stamp {
+                demand += m.rate;
+                unfrozen += 1;
+            } else {
+                demand += m.cap;
+                if m.frozen {
+                    frozen += m.cap;
+                } else {
+                    unfrozen += 1;
+                }
+            }
+        }
+        let capacity = self.capacity[l as usize];
+        // Negated so that an infinite cap or a flow with no rate yet (NaN) counts as reaching it.
+        if !(demand < capacity * (1.0 - WATCH_MARGIN)) {
+            let share = (capacity - frozen) / unfrozen as f64 * (1.0 - WATCH_MARGIN);
+            if unfrozen > 0 && share > floor {
+                self.counters.deferred += 1;
+                self.link_mark(l).deferred = true;
+                self.sweep.fills.set(l, Some(Level::of(share)));
+            } else {
+                self.link_mark(l).dirty = true;
+                self.spread(l, 0.0, Some(f64::INFINITY));
+            }
+        }
+    }
+
+    fn reevaluate_links_of(&mut self, s: u32) {
+        for k in self.sweep.path(s) {
+            self.reevaluate(self.sweep.paths[k]);
         }
     }
 
@@ -332,21 +505,30 @@ impl Engine {
     /// level `t`: water-fill over its capacity, flows frozen by the sweep at
     /// their new rates, the others at min(cap, level).
     fn evaluate(&mut self, l: LinkId, t: f64) {
+        self.counters.water_fills += 1;
+        let (stamp, marks) = (self.sweep.stamp, &self.sweep.members);
         let mut rest = self.capacity[l as usize];
-        let mut caps = std::mem::take(&mut self.sweep.caps);
+        // The unfrozen flows' caps in increasing order, each inserted in
+        // place as it is read (a link carries a few flows).
+        let caps = &mut self.sweep.caps;
         caps.clear();
-        for &g in &self.link_flows[l as usize] {
-            let mark = &self.sweep.flows[g as usize];
-            if mark.stamp == self.sweep.stamp && mark.frozen {
+        for &g in &self.sweep.on_link[l as usize] {
+            let mark = &marks[g as usize];
+            if mark.stamp == stamp && mark.frozen {
                 rest -= mark.cap;
             } else {
+                let mut at = caps.len();
                 caps.push(mark.cap);
+                while at > 0 && caps[at - 1].total_cmp(&mark.cap).is_gt() {
+                    caps[at] = caps[at - 1];
+                    at -= 1;
+                }
+                caps[at] = mark.cap;
             }
         }
-        caps.sort_unstable_by(f64::total_cmp);
         let mut level = f64::INFINITY;
         let mut unfrozen = caps.len();
-        for &c in &caps {
+        for &c in caps.iter() {
             let share = rest / unfrozen as f64;
             if c >= share {
                 level = share;
@@ -355,7 +537,6 @@ impl Engine {
             rest -= c;
             unfrozen -= 1;
         }
-        self.sweep.caps = caps;
         self.sweep.fills.set(l, level.is_finite().then(|| Level::of(level.max(t))));
     }
 
@@ -365,24 +546,29 @@ impl Engine {
     /// its clean links dirty; its dirty links see the new rate.
     fn fill_link(&mut self, l: LinkId, level: f64) {
         self.link_mark(l).done = true;
-        for k in 0..self.link_flows[l as usize].len() {
-            let g = self.link_flows[l as usize][k];
-            let mark = self.sweep.flows[g as usize];
+        for k in 0..self.sweep.on_link[l as usize].len() {
+            let g = self.sweep.on_link[l as usize][k];
+            let mark = &mut self.sweep.members[g as usize];
             if mark.frozen || mark.cap < level * (1.0 - SAME) {
                 continue;
             }
-            let old = self.flows.rate[g as usize];
+            let old = mark.rate;
             let kept = same(level, old);
             let rate = if kept { old } else { level };
-            self.new_rate[g as usize] = rate;
-            self.sweep.flows[g as usize] = FlowMark { stamp: mark.stamp, frozen: true, cap: rate };
-            self.component.push(g);
-            for k in self.flows.path_range(g) {
-                let m = self.flows.link_at(k);
-                if !self.is_dirty(m) {
-                    if !kept {
-                        self.make_dirty(m, level);
-                    }
+            (mark.frozen, mark.cap) = (true, rate);
+            self.new_rate[mark.id as usize] = rate;
+            self.component.push(mark.id);
+            for k in self.sweep.path(g) {
+                let m = self.sweep.paths[k];
+                let mark = self.sweep.links[m as usize];
+                if mark.stamp == self.sweep.stamp && mark.watched && !mark.dirty {
+                    // A watched link's demand counted the flow at its cap,
+                    // which the freeze does not exceed (but for rounding,
+                    // far below the margin): the link still cannot fill.
+                    continue;
+                }
+                if !kept && !mark_dirty(mark, self.sweep.stamp) {
+                    self.make_dirty(m, level);
                 } else {
                     self.reevaluate(m);
                 }
@@ -390,17 +576,17 @@ impl Engine {
         }
     }
 
-    /// The sweep reached the old rate of `f`, whose old bottleneck turned
-    /// dirty. If no link froze it there, it will get a higher rate: its
-    /// clean links behave differently from here on.
-    fn check_unfrozen(&mut self, f: u32, level: f64) {
-        let mark = self.sweep.flows[f as usize];
+    /// The sweep reached the old rate of the flow in slot `s`, whose old
+    /// bottleneck turned dirty. If no link froze it there, it will get a
+    /// higher rate: its clean links behave differently from here on.
+    fn check_unfrozen(&mut self, s: u32, level: f64) {
+        let mark = self.sweep.members[s as usize];
         if mark.frozen || mark.cap <= level {
             return;
         }
         self.counters.released += 1;
-        for k in self.flows.path_range(f) {
-            let m = self.flows.link_at(k);
+        for k in self.sweep.path(s) {
+            let m = self.sweep.paths[k];
             self.make_dirty(m, level);
         }
     }
