@@ -120,7 +120,7 @@ mod incremental_tests {
     //! from-scratch recomputation over every active flow, at every event of
     //! random runs: same rates within 1e-9 relative (the engine asserts it).
 
-    use super::run_with;
+    use super::{engine::Counters, run_with};
     use dcflow_scenario::Scenario;
 
     fn scenario(topology: &str, protocol: &str, flows: u32, load: f64, seed: u64, deadline: bool) -> Scenario {
@@ -165,18 +165,26 @@ mod incremental_tests {
         assert!(crossings > 0);
     }
 
+    /// Two long runs of `protocol`, each checked against from-scratch
+    /// recomputations at every event; their counters summed.
+    fn long_runs(protocol: &str) -> Counters {
+        let mut sum = Counters::default();
+        for (topology, seed, load) in [(TOPOLOGIES[0], 2, 0.6), (TOPOLOGIES[1], 1, 1.0)] {
+            let s = scenario(topology, &format!("{protocol:?}"), 3000, load, seed, false);
+            let (out, c) = run_with(&s, true).unwrap();
+            assert_eq!(out.summary.flows_completed, 3000, "{protocol} {topology} seed {seed}");
+            sum.released += c.released;
+            sum.crossings += c.crossings;
+        }
+        sum
+    }
+
     /// Deep cascades: long runs build up many long-lived flows sharing
     /// saturated links. The k = 4 fat-tree run (seed 2) caught two sweep
     /// bugs that the 400-flow runs above did not.
     #[test]
     fn fair_sweep_equals_from_scratch_on_long_runs() {
-        let mut released = 0;
-        for (topology, seed, load) in [(TOPOLOGIES[0], 2, 0.6), (TOPOLOGIES[1], 1, 1.0)] {
-            let s = scenario(topology, "\"fair\"", 3000, load, seed, false);
-            let (out, c) = run_with(&s, true).unwrap();
-            assert_eq!(out.summary.flows_completed, 3000, "{topology} seed {seed}");
-            released += c.released;
-        }
+        let released = long_runs("fair").released;
         assert!(released > 10_000, "{released}");
     }
 
@@ -185,13 +193,7 @@ mod incremental_tests {
     /// them exhausted on another link, and keys cross often.
     #[test]
     fn srpt_walk_equals_from_scratch_on_long_runs() {
-        let mut crossings = 0;
-        for (topology, seed, load) in [(TOPOLOGIES[0], 2, 0.6), (TOPOLOGIES[1], 1, 1.0)] {
-            let s = scenario(topology, "\"srpt\"", 3000, load, seed, false);
-            let (out, c) = run_with(&s, true).unwrap();
-            assert_eq!(out.summary.flows_completed, 3000, "{topology} seed {seed}");
-            crossings += c.crossings;
-        }
+        let crossings = long_runs("srpt").crossings;
         assert!(crossings > 100, "{crossings}");
     }
 

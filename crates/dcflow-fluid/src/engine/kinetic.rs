@@ -257,8 +257,8 @@ impl Engine {
             // waits at rate 0 behind an exhausted link (this one or
             // another): unless another of its residuals moves too (and
             // notes it), the walk gives the same rate.
-            let reaches = !(old > g.rate && residual > g.rate) && !(g.rate == 0.0 && k.state[f].blocked > 0);
-            if reaches && k.state[f].dirty != k.stamp && k.state[f].noted != k.round {
+            let same = (old > g.rate && residual > g.rate) || (g.rate == 0.0 && k.state[f].blocked > 0);
+            if !same && k.state[f].dirty != k.stamp && k.state[f].noted != k.round {
                 k.state[f].noted = k.round;
                 k.candidates.push(g.flow);
             }
