@@ -65,8 +65,9 @@ pub(super) struct Kinetic {
     keys: Vec<(Key, Listed)>,
     /// Flows a refresh found a residual of moved for ([`Engine::settle`]).
     candidates: Vec<u32>,
-    /// One per settle: see [`FlowState::noted`].
-    round: u32,
+    /// One per settle: see [`FlowState::noted`]. 64 bits: a run can settle
+    /// more than 2^32 times, and a wrapped round would skip a candidate.
+    round: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -77,7 +78,7 @@ struct FlowState {
     dirty: u32,
     /// The `round` it was last noted in, so that a flow noted on several
     /// links is checked once.
-    noted: u32,
+    noted: u64,
     /// How many of its links have an exhausted residual before it (not
     /// positive): a flow at rate 0 with one stays at 0.
     blocked: u8,
@@ -89,7 +90,7 @@ impl Kinetic {
         Kinetic {
             lists: vec![Vec::new(); links],
             pos: vec![0; hops],
-            state: vec![FlowState { rate: f64::NAN, dirty: 0, noted: u32::MAX, blocked: 0, listed: false }; flows],
+            state: vec![FlowState { rate: f64::NAN, dirty: 0, noted: u64::MAX, blocked: 0, listed: false }; flows],
             checks: Timers::new(links),
             dirty: BinaryHeap::new(),
             link_stamp: vec![0; links],
@@ -282,7 +283,7 @@ impl Engine {
         }
         candidates.clear();
         self.kinetic.candidates = candidates;
-        self.kinetic.round = self.kinetic.round.wrapping_add(1);
+        self.kinetic.round += 1;
     }
 
     fn mark(&mut self, kind: Order, f: u32) {
