@@ -165,36 +165,52 @@ impl<E: Copy> EventQueue<E> {
         self.far_first = self.far.peek().map_or(u64::MAX, |e| e.time);
     }
 
+    /// The earliest event. Inlined into the engine's loop, where most pops
+    /// find the current bucket non-empty; crossing empty buckets and
+    /// adapting the width (every 32 pops) are out of line, so the common
+    /// path saves and restores no registers of its own.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        if self.ring[self.cur as usize & self.mask].is_empty() && !self.advance() {
+            return None;
+        }
+        let bucket = &mut self.ring[self.cur as usize & self.mask];
+        // A bucket holds entries of this lap only: the ring covers
+        // buckets cur .. cur + ring.len(), one lap.
+        let mut best = 0;
+        for i in 1..bucket.len() {
+            if bucket[i].key() < bucket[best].key() {
+                best = i;
+            }
+        }
+        self.entries_scanned += bucket.len() as u64;
+        let e = bucket.swap_remove(best);
+        self.in_ring -= 1;
+        self.popped += 1;
+        self.pops_since_adapt += 1;
+        if self.pops_since_adapt.is_multiple_of(32) {
+            self.adapt();
+        }
+        Some((Time(e.time), e.event))
+    }
+
+    /// Move to the next non-empty bucket, pulling in the far events the ring
+    /// comes to cover; false when the queue is empty.
+    #[inline(never)]
+    fn advance(&mut self) -> bool {
         if self.in_ring == 0 {
-            let first = self.far.peek()?;
+            let Some(first) = self.far.peek() else { return false };
             self.cur = first.time >> self.shift;
             self.pull_far();
         }
-        loop {
-            let bucket = &mut self.ring[self.cur as usize & self.mask];
-            if !bucket.is_empty() {
-                // A bucket holds entries of this lap only: the ring covers
-                // buckets cur .. cur + ring.len(), one lap.
-                let mut best = 0;
-                for i in 1..bucket.len() {
-                    if bucket[i].key() < bucket[best].key() {
-                        best = i;
-                    }
-                }
-                self.entries_scanned += bucket.len() as u64;
-                let e = bucket.swap_remove(best);
-                self.in_ring -= 1;
-                self.popped += 1;
-                self.adapt();
-                return Some((Time(e.time), e.event));
-            }
+        while self.ring[self.cur as usize & self.mask].is_empty() {
             self.cur += 1;
             self.empty_scanned += 1;
             if self.far_first >> self.shift <= self.cur + self.mask as u64 {
                 self.pull_far();
             }
         }
+        true
     }
 
     /// Adjust the bucket width to the event density. Touching a bucket costs a
@@ -203,15 +219,10 @@ impl<E: Copy> EventQueue<E> {
     /// `ADAPT_EVERY` pops, halve the width if pops scan more than 3 entries
     /// each and cross few empty buckets. (At 16 the widened buckets of a busy packet run never narrowed
     /// again and pops scanned about 10 entries each; BENCHMARKS.md.)
-    #[inline]
+    #[inline(never)]
     fn adapt(&mut self) {
-        self.pops_since_adapt += 1;
         let pops = self.pops_since_adapt as u64;
-        if pops < 32 {
-            return;
-        }
-        // Widen when pops cross at least one empty bucket each, tested
-        // without a division: this runs on every pop.
+        // Widen when pops cross at least one empty bucket each.
         let widen = self.empty_scanned >= pops;
         if !widen && pops < ADAPT_EVERY as u64 {
             return;

@@ -244,6 +244,7 @@ impl Sim {
         }
     }
 
+    #[inline(always)]
     fn step(&mut self, t: Time, ev: Event) {
         self.now = t;
         match ev {
