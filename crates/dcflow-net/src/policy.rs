@@ -129,18 +129,21 @@ pub struct PathPolicy {
     params: RoutingParams,
     rng: RngStream,
     salt: u64,
-    /// Round-robin position per (switch, destination). This map and the
-    /// next are read for every packet at every switch, so they use a fast
-    /// hash (rustc-hash); nothing iterates them, so no order leaks out.
-    turn: FxHashMap<(NodeId, NodeId), u32>,
-    /// Flowlet table per (switch, flow).
+    /// Round-robin position per switch and destination host
+    /// (`turn[switch][dst]`), grown as switches and destinations come up:
+    /// read for every packet at every switch, where a hash look-up cost
+    /// about 70 instructions a packet and an index costs a few.
+    turn: Vec<Vec<u32>>,
+    /// Flowlet table per (switch, flow): read for every packet at every
+    /// switch, so it uses a fast hash (rustc-hash); nothing iterates it, so
+    /// no order leaks out.
     flowlets: FxHashMap<(NodeId, FlowKey), Flowlet>,
     pub conga: Option<Conga>,
 }
 
 impl PathPolicy {
     pub fn new(params: RoutingParams, rng: RngStream, salt: u64, conga: Option<Conga>) -> PathPolicy {
-        PathPolicy { params, rng, salt, turn: FxHashMap::default(), flowlets: FxHashMap::default(), conga }
+        PathPolicy { params, rng, salt, turn: Vec::new(), flowlets: FxHashMap::default(), conga }
     }
 
     /// The ECMP choice: the same hash of (flow, switch) as
@@ -160,9 +163,16 @@ impl PathPolicy {
             RoutingMode::Spray => match self.params.spray_order {
                 SprayOrder::Random => self.rng.random_range(0..n),
                 SprayOrder::RoundRobin => {
-                    let t = self.turn.entry((c.node, c.dst)).or_default();
-                    *t = t.wrapping_add(1);
-                    *t as usize % n
+                    let (node, dst) = (c.node as usize, c.dst as usize);
+                    if self.turn.len() <= node {
+                        self.turn.resize_with(node + 1, Vec::new);
+                    }
+                    let row = &mut self.turn[node];
+                    if row.len() <= dst {
+                        row.resize(dst + 1, 0);
+                    }
+                    row[dst] = row[dst].wrapping_add(1);
+                    row[dst] as usize % n
                 }
             },
             RoutingMode::Flowlet => self.flowlet(c, |p, c| p.rng.random_range(0..c.candidates.len())),

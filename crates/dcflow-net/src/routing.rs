@@ -108,6 +108,7 @@ impl Routes {
 
     /// The next hops from switch `cur` on shortest paths to host `dst`, in
     /// link id order (empty when `dst` cannot be reached from `cur`).
+    #[inline]
     pub fn candidates(&self, cur: NodeId, dst: NodeId) -> &[(LinkId, NodeId)] {
         let t = self.hops[dst as usize].get_or_init(|| {
             let d = self.dist_to(dst);
