@@ -92,6 +92,7 @@ impl Router {
     /// the flow's pinned path (`pinned`, the packet's path when its flow is
     /// pinned); `None` when the current tables have no route.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn next_link(
         &mut self,
         topo: &Topology,
@@ -159,6 +160,7 @@ impl Router {
 
 /// The policy's pick among the next hops from `at` to `dst`.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn choose(
     routes: &Routes,
     policy: &mut PathPolicy,
