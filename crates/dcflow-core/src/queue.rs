@@ -165,10 +165,9 @@ impl<E: Copy> EventQueue<E> {
         self.far_first = self.far.peek().map_or(u64::MAX, |e| e.time);
     }
 
-    /// The earliest event. Inlined into the engine's loop, where most pops
-    /// find the current bucket non-empty; crossing empty buckets and
-    /// adapting the width (every 32 pops) are out of line, so the common
-    /// path saves and restores no registers of its own.
+    /// The earliest event. Inlined into the engine's loop; adapting the
+    /// width (every 32 pops) is out of line, so the common path saves and
+    /// restores no registers of its own.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         if self.ring[self.cur as usize & self.mask].is_empty() && !self.advance() {
@@ -196,7 +195,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Move to the next non-empty bucket, pulling in the far events the ring
     /// comes to cover; false when the queue is empty.
-    #[inline(never)]
+    #[inline]
     fn advance(&mut self) -> bool {
         if self.in_ring == 0 {
             let Some(first) = self.far.peek() else { return false };
