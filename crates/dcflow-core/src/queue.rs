@@ -97,8 +97,9 @@ pub struct EventQueue<E: Copy> {
     far_first: u64,
     next_seq: u64,
     popped: u64,
-    /// Statistics since the last width check.
-    pops_since_adapt: u32,
+    /// `popped` at the last width check; with the next two, the
+    /// statistics since then.
+    popped_at_adapt: u64,
     empty_scanned: u64,
     entries_scanned: u64,
 }
@@ -125,7 +126,7 @@ impl<E: Copy> EventQueue<E> {
             far_first: u64::MAX,
             next_seq: 0,
             popped: 0,
-            pops_since_adapt: 0,
+            popped_at_adapt: 0,
             empty_scanned: 0,
             entries_scanned: 0,
         }
@@ -186,8 +187,7 @@ impl<E: Copy> EventQueue<E> {
         let e = bucket.swap_remove(best);
         self.in_ring -= 1;
         self.popped += 1;
-        self.pops_since_adapt += 1;
-        if self.pops_since_adapt.is_multiple_of(32) {
+        if self.popped.is_multiple_of(32) {
             self.adapt();
         }
         Some((Time(e.time), e.event))
@@ -213,14 +213,14 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Adjust the bucket width to the event density. Touching a bucket costs a
-    /// cache miss, so buckets should hold a few events each: after a few pops,
+    /// cache miss, so buckets should hold a few events each: every 32 pops,
     /// widen at once by about four times the empty buckets crossed per pop; every
     /// `ADAPT_EVERY` pops, halve the width if pops scan more than 3 entries
     /// each and cross few empty buckets. (At 16 the widened buckets of a busy packet run never narrowed
     /// again and pops scanned about 10 entries each; BENCHMARKS.md.)
     #[inline(never)]
     fn adapt(&mut self) {
-        let pops = self.pops_since_adapt as u64;
+        let pops = self.popped - self.popped_at_adapt;
         // Widen when pops cross at least one empty bucket each.
         let widen = self.empty_scanned >= pops;
         if !widen && pops < ADAPT_EVERY as u64 {
@@ -249,7 +249,7 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.shift
         };
-        self.pops_since_adapt = 0;
+        self.popped_at_adapt = self.popped;
         self.empty_scanned = 0;
         self.entries_scanned = 0;
         if new_shift != self.shift {
