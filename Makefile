@@ -8,13 +8,14 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 PIP     := $(BIN)/python -m pip
 DEPS_STAMP    := $(VENV)/.deps.stamp
+MATURIN_DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release
 DEVELOP_STAMP := $(VENV)/.develop.stamp
 RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: notebook fuzz keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: pgo notebook fuzz keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -32,7 +33,7 @@ venv: $(DEPS_STAMP)
 # profile (release) for demo, test and bench, so it is built once.
 $(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
-	@VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release > $(VENV)/maturin.log 2>&1 \
+	@$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 \
 		|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
 	@touch $@
 
@@ -87,6 +88,32 @@ golden-update: $(DEVELOP_STAMP)
 # ------------------------------------------------------------------ benchmarks
 bench: $(DEVELOP_STAMP)
 	$(BIN)/python -m dcflow.bench -o bench-out/bench.md
+
+# dcflow._core compiled with profile-guided optimization: built instrumented,
+# trained on `python -m dcflow.pgo` (every protocol on small versions of the
+# benchmark topologies), built again with the counts (rustc -Cprofile-use).
+# The same results with less CPU (BENCHMARKS.md, "Profile-guided build");
+# `make bench` prints which build it measured. Both builds use their own
+# target directories, so `make test`'s build stays valid; the next change to
+# a Rust source makes `make develop` replace this build with the plain one.
+# Needs rustup's llvm-tools for llvm-profdata (added here when missing).
+PGO_DIR := target/pgo
+LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
+
+pgo: $(DEPS_STAMP)
+	@test -x "$(LLVM_PROFDATA)" || rustup component add llvm-tools > /dev/null 2>&1 \
+		|| { echo "make pgo: llvm-profdata not found and 'rustup component add llvm-tools' failed"; exit 2; }
+	@rm -rf $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
+	@echo "building dcflow._core instrumented (log in $(VENV)/maturin.log)"
+	@CARGO_TARGET_DIR=$(PGO_DIR)/generate RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR)/profiles)" \
+		$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 || { tail -n 40 $(VENV)/maturin.log; exit 1; }
+	$(BIN)/python -m dcflow.pgo
+	"$(LLVM_PROFDATA)" merge -o $(PGO_DIR)/merged.profdata $(PGO_DIR)/profiles
+	@echo "building dcflow._core with the profile (log in $(VENV)/maturin.log)"
+	@CARGO_TARGET_DIR=$(PGO_DIR)/use RUSTFLAGS="-Cprofile-use=$(abspath $(PGO_DIR)/merged.profdata)" DCFLOW_BUILD=profile-guided \
+		$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 || { tail -n 40 $(VENV)/maturin.log; exit 1; }
+	@touch $(DEVELOP_STAMP)
+	@echo "dcflow._core: $$($(BIN)/python -c 'from dcflow import _core; print(_core.build())') build"
 
 # --------------------------------------------------------------------- cleanup
 clean:

@@ -72,13 +72,14 @@ def queue_baseline(pending: int = 100_000, steps: int = 20_000_000) -> float:
     return _core.bench_event_queue(pending, steps)
 
 
-def markdown_table(rows: list[dict[str, Any]], baseline: float | None = None) -> str:
+def markdown_table(rows: list[dict[str, Any]], baseline: float | None = None, build: str | None = None) -> str:
     """One row per scenario: events/s and packet hops/s per second of the
-    summary's ``wall_s``; ``vs queue`` is events/s over the hold baseline."""
+    summary's ``wall_s``; ``vs queue`` is events/s over the hold baseline;
+    ``build``, how dcflow._core was compiled (``make pgo``: profile-guided)."""
     def num(v: Any, fmt: str) -> str:
         return "-" if v is None else format(v, fmt)
 
-    lines = []
+    lines = [f"dcflow._core: {build} build", ""] if build else []
     if baseline:
         lines += [f"Event queue alone (hold, 10^5 pending): {baseline:,.0f} events/s", ""]
     lines += [
@@ -131,7 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         best["_name"] = path.stem
         rows.append(best)
         print(f"  {path.stem}: wall {best.get('wall_s')} s, events {best.get('events')}", file=sys.stderr)
-    table = markdown_table(rows, baseline)
+    from dcflow import _core
+
+    table = markdown_table(rows, baseline, _core.build())
     print(table)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

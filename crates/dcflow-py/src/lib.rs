@@ -28,6 +28,14 @@ fn version() -> &'static str {
     dcflow_scenario::VERSION
 }
 
+/// How this module was compiled: "profile-guided" when `make pgo` built it
+/// (it sets DCFLOW_BUILD; cargo rebuilds when that changes), else "release".
+/// Benchmarks print it: the same results, different CPU times.
+#[pyfunction]
+fn build() -> &'static str {
+    option_env!("DCFLOW_BUILD").unwrap_or("release")
+}
+
 /// The scenario with every default filled in, as JSON.
 #[pyfunction]
 fn resolve(scenario_json: &str) -> PyResult<String> {
@@ -255,6 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dcflow_core::interrupt::set_checker(watch);
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;

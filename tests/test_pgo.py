@@ -1,0 +1,34 @@
+"""The training runs of the profile-guided build (`make pgo`): code no run
+reaches is compiled as cold, so every protocol must be among them, and each
+run must be a valid scenario (`make pgo` stops at the first error)."""
+
+from __future__ import annotations
+
+import dcflow
+from dcflow import _core, pgo
+from dcflow.keys import PROTOCOLS
+
+
+def test_every_protocol_is_trained():
+    trained = set(pgo.PACKET) | set(pgo.FLUID)
+    assert set(PROTOCOLS) <= trained, f"not in dcflow.pgo: {sorted(set(PROTOCOLS) - trained)}"
+
+
+def test_every_training_run_is_a_valid_scenario():
+    labels = []
+    for label, path, overrides in pgo.runs():
+        resolved = dcflow.Scenario.from_toml(path).with_overrides(overrides).resolved()
+        assert resolved["protocol"]["name"] == overrides["protocol.name"], label
+        assert resolved["workload"]["flows"] == overrides["workload.flows"], label
+        labels.append(label)
+    assert len(labels) == len(set(labels)) == len(pgo.PACKET) + len(pgo.ROUTED) + len(pgo.FLUID)
+
+
+def test_the_module_says_how_it_was_built():
+    assert _core.build() in {"release", "profile-guided"}
+
+
+def test_list_prints_every_run_without_running_it(capsys):
+    assert pgo.main(["--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[0] for line in lines] == [label for label, _, _ in pgo.runs()]
