@@ -18,6 +18,7 @@ counts them (python/dcflow/validation.py).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import dcflow
+from dcflow import _core
 from dcflow.validation import (BUCKETS, MATCHED, YAPS_NETWORK, dcflow_columns, parse_yaps, replay, run_child,
                                summarize_dcflow, summarize_fcts)
 
@@ -57,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each simulator, interleaved")
     args = ap.parse_args(argv)
     yaps = args.yaps.resolve()
+    if not (yaps.is_file() and os.access(yaps, os.X_OK)):
+        print(f"error: --yaps: {args.yaps} is not an executable file (YAPS's `simulator`)", file=sys.stderr)
+        return 2
+    # The children import the same module: its build decides dcflow's CPU.
+    print(f"dcflow._core: {_core.build()} build", flush=True)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for flows in args.flows or [3000]:
