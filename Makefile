@@ -95,7 +95,9 @@ bench: $(DEVELOP_STAMP)
 # The same results with less CPU (BENCHMARKS.md, "Profile-guided build");
 # `make bench` prints which build it measured. Both builds use their own
 # target directories, so `make test`'s build stays valid; the next change to
-# a Rust source makes `make develop` replace this build with the plain one.
+# a Rust source makes `make develop` replace this build with the plain one,
+# and so does any make target after a `make pgo` that failed half-way (it
+# removes the stamp first: the instrumented module is never kept).
 # Needs rustup's llvm-tools for llvm-profdata (added here when missing).
 PGO_DIR := target/pgo
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
@@ -103,7 +105,7 @@ LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | s
 pgo: $(DEPS_STAMP)
 	@test -x "$(LLVM_PROFDATA)" || rustup component add llvm-tools > /dev/null 2>&1 \
 		|| { echo "make pgo: llvm-profdata not found and 'rustup component add llvm-tools' failed"; exit 2; }
-	@rm -rf $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
+	@rm -rf $(DEVELOP_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
 	@echo "building dcflow._core instrumented (log in $(VENV)/maturin.log)"
 	@CARGO_TARGET_DIR=$(PGO_DIR)/generate RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR)/profiles)" \
 		$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 || { tail -n 40 $(VENV)/maturin.log; exit 1; }
