@@ -13,9 +13,9 @@ build").
 Code that no training run reaches is treated as cold, so every protocol runs
 on the engines that model it (tests/test_pgo.py fails when a protocol is
 missing), with and without deadlines where they matter, and the routing
-policies with a per-packet choice. The scenarios are small versions of the
-README's benchmark topologies (the 144-host leaf-spine and the k = 16
-fat-tree), not the benchmark files themselves.
+policies with a per-packet choice. The scenarios are the benchmark files'
+topologies and workloads (the 144-host leaf-spine, the k = 16 fat-tree)
+with fewer flows and each protocol in turn.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKET", "FLUID", "runs", "main"]
+__all__ = ["PACKET", "FLUID", "ROUTED", "runs", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAF_SPINE = ROOT / "bench" / "leafspine-pfabric.toml"
@@ -74,6 +74,8 @@ FLUID: dict[str, tuple[int, Mapping[str, Any]]] = {
 #: Per-packet and per-flowlet routing choices (the hop-by-hop router).
 ROUTED: dict[str, Mapping[str, Any]] = {
     "pfabric, spray": {"protocol.name": "pfabric", "topology.routing": "spray", "workload.flows": 1000},
+    "pfabric, round-robin spray": {"protocol.name": "pfabric", "topology.routing": "spray",
+                                   "topology.spray_order": "round_robin", "workload.flows": 1000},
     "dctcp, conga": {"protocol.name": "dctcp", "topology.routing": "conga", "workload.flows": 400},
     "tcp, flowlet": {"protocol.name": "tcp", "topology.routing": "flowlet", "workload.flows": 400},
 }
@@ -95,13 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import dcflow
 
+    width = max(len(label) for label, _, _ in runs()) + 2
     for label, path, overrides in runs():
         if args.list:
-            print(f"{label:<22} {path.relative_to(ROOT)} {overrides}")
+            print(f"{label:<{width}}{path.relative_to(ROOT)} {overrides}")
             continue
         start = time.process_time()
         summary = dcflow.run(dcflow.Scenario.from_toml(path), overrides).summary
-        print(f"{label:<22} {summary['status']:<10} {time.process_time() - start:6.2f} s CPU", flush=True)
+        print(f"{label:<{width}}{summary['status']:<10} {time.process_time() - start:6.2f} s CPU", flush=True)
     return 0
 
 
