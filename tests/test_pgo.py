@@ -32,3 +32,11 @@ def test_list_prints_every_run_without_running_it(capsys):
     assert pgo.main(["--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("  ")[0] for line in lines] == [label for label, _, _ in pgo.runs()]
+
+
+def test_every_training_run_completes():
+    # What `make pgo` runs with the instrumented module, on this build.
+    for label, path, overrides in pgo.runs():
+        summary = dcflow.run(dcflow.Scenario.from_toml(path), overrides).summary
+        assert summary["status"] == "completed", label
+        assert summary["flows_completed"] + summary["flows_terminated"] == summary["flows_total"], label
