@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKET", "FLUID", "ROUTED", "runs", "main"]
+__all__ = ["PACKET", "FLUID", "ROUTED", "runs", "train", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAF_SPINE = ROOT / "bench" / "leafspine-pfabric.toml"
@@ -91,20 +91,34 @@ def runs() -> Iterator[tuple[str, Path, dict[str, Any]]]:
         yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows, **extra}
 
 
+def train() -> Iterator[tuple[str, dict[str, Any], float]]:
+    """Runs every training run: (label, summary, CPU seconds) of each."""
+    import dcflow
+
+    for label, path, overrides in runs():
+        start = time.process_time()
+        summary = dcflow.run(dcflow.Scenario.from_toml(path), overrides).summary
+        yield label, summary, time.process_time() - start
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--list", action="store_true", help="print the runs, do not run them")
     args = ap.parse_args(argv)
-    import dcflow
-
     width = max(len(label) for label, _, _ in runs()) + 2
-    for label, path, overrides in runs():
-        if args.list:
+    if args.list:
+        for label, path, overrides in runs():
             print(f"{label:<{width}}{path.relative_to(ROOT)} {overrides}")
-            continue
-        start = time.process_time()
-        summary = dcflow.run(dcflow.Scenario.from_toml(path), overrides).summary
-        print(f"{label:<{width}}{summary['status']:<10} {time.process_time() - start:6.2f} s CPU", flush=True)
+        return 0
+    unfinished = []
+    for label, summary, cpu in train():
+        print(f"{label:<{width}}{summary['status']:<10} {cpu:6.2f} s CPU", flush=True)
+        if summary["status"] != "completed":
+            unfinished.append(label)
+    if unfinished:
+        # The profile would miss what those runs did not reach.
+        print(f"error: training runs not completed: {', '.join(unfinished)}", file=sys.stderr)
+        return 1
     return 0
 
 
