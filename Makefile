@@ -8,7 +8,10 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 PIP     := $(BIN)/python -m pip
 DEPS_STAMP    := $(VENV)/.deps.stamp
-MATURIN_DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release
+# Builds dcflow._core into the venv, its log in $(VENV)/maturin.log (the
+# log's tail shown on failure); callers may prefix environment settings.
+MATURIN_DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release > $(VENV)/maturin.log 2>&1 \
+	|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
 DEVELOP_STAMP := $(VENV)/.develop.stamp
 RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
@@ -33,8 +36,7 @@ venv: $(DEPS_STAMP)
 # profile (release) for demo, test and bench, so it is built once.
 $(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
-	@$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 \
-		|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
+	@$(MATURIN_DEVELOP)
 	@touch $@
 
 develop: $(DEVELOP_STAMP)
@@ -108,12 +110,12 @@ pgo: $(DEPS_STAMP)
 	@rm -rf $(DEVELOP_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
 	@echo "building dcflow._core instrumented (log in $(VENV)/maturin.log)"
 	@CARGO_TARGET_DIR=$(PGO_DIR)/generate RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR)/profiles)" \
-		$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 || { tail -n 40 $(VENV)/maturin.log; exit 1; }
+		$(MATURIN_DEVELOP)
 	$(BIN)/python -m dcflow.pgo
 	"$(LLVM_PROFDATA)" merge -o $(PGO_DIR)/merged.profdata $(PGO_DIR)/profiles
 	@echo "building dcflow._core with the profile (log in $(VENV)/maturin.log)"
 	@CARGO_TARGET_DIR=$(PGO_DIR)/use RUSTFLAGS="-Cprofile-use=$(abspath $(PGO_DIR)/merged.profdata)" DCFLOW_BUILD=profile-guided \
-		$(MATURIN_DEVELOP) > $(VENV)/maturin.log 2>&1 || { tail -n 40 $(VENV)/maturin.log; exit 1; }
+		$(MATURIN_DEVELOP)
 	@touch $(DEVELOP_STAMP)
 	@echo "dcflow._core: $$($(BIN)/python -c 'from dcflow import _core; print(_core.build())') build"
 
