@@ -4,6 +4,8 @@ run must be a valid scenario (`make pgo` stops at the first error)."""
 
 from __future__ import annotations
 
+import pytest
+
 import dcflow
 from dcflow import _core, pgo
 from dcflow.keys import PROTOCOLS
@@ -12,6 +14,14 @@ from dcflow.keys import PROTOCOLS
 def test_every_protocol_is_trained():
     trained = set(pgo.PACKET) | set(pgo.FLUID)
     assert set(PROTOCOLS) <= trained, f"not in dcflow.pgo: {sorted(set(PROTOCOLS) - trained)}"
+
+
+def test_every_discipline_the_flow_level_engine_models_is_trained_on_it():
+    # The engine's own list decides: every other protocol is refused there.
+    fat_tree = dcflow.Scenario.from_toml(pgo.FAT_TREE)
+    for name in set(PROTOCOLS) - set(pgo.FLUID):
+        with pytest.raises(dcflow.ScenarioError, match="does not model"):
+            fat_tree.with_overrides({"protocol.name": name}).resolved()
 
 
 def test_every_training_run_is_a_valid_scenario():
