@@ -54,6 +54,9 @@ pub struct Counters {
     /// link), and watched links put off to a lower bound of their level.
     pub water_fills: u64,
     pub deferred: u64,
+    /// Max-min sweeps run again with every link: the rates of the sweep that
+    /// left the roomy links out would have overfilled one of them.
+    pub sweeps_redone: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,
     pub active_peak: u64,
@@ -120,11 +123,18 @@ impl Engine {
         for &w in watched_links {
             watched[w as usize] = true;
         }
+        let capacity: Vec<f64> = topo.links.iter().map(|k| k.rate.as_bps_f64()).collect();
+        let sweep = if allocation == Allocation::Fair {
+            let longest = (0..n as u32).map(|f| flows.path(f).len()).max().unwrap_or(0);
+            sweep::Sweep::new(&capacity, n, longest)
+        } else {
+            sweep::Sweep::new(&capacity, 0, 0)
+        };
         Engine {
             allocation,
             early_termination: model.early_termination(),
             model,
-            capacity: topo.links.iter().map(|k| k.rate.as_bps_f64()).collect(),
+            capacity,
             link_flows: vec![Vec::new(); l],
             slot,
             reserved: vec![0.0; n],
@@ -154,12 +164,7 @@ impl Engine {
             // Per-flow scratch only for the allocation that uses it (a
             // hundred million flows' worth must fit in a few GB).
             kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
-            sweep: if allocation == Allocation::Fair {
-                let longest = (0..n as u32).map(|f| flows.path(f).len()).max().unwrap_or(0);
-                sweep::Sweep::new(l, n, longest)
-            } else {
-                sweep::Sweep::new(l, 0, 0)
-            },
+            sweep,
             verify: false,
             flows,
         }

@@ -141,7 +141,7 @@ mod incremental_tests {
 
     #[test]
     fn incremental_equals_from_scratch_on_random_runs() {
-        let (mut released, mut crossings) = (0, 0);
+        let (mut released, mut redone, mut crossings) = (0, 0, 0);
         for (t, topology) in TOPOLOGIES.iter().enumerate() {
             for seed in 1..=3u64 {
                 for (protocol, deadline) in [("fair", false), ("srpt", false), ("sjf", false), ("fifo", false), ("edf", true), ("edf", false)] {
@@ -151,6 +151,7 @@ mod incremental_tests {
                     assert_eq!(out.summary.flows_completed, 400, "{protocol} {topology} seed {seed}");
                     if protocol == "fair" {
                         released += c.released;
+                        redone += c.sweeps_redone;
                     }
                     if protocol == "srpt" || (protocol == "edf" && !deadline) {
                         // Keys that drift: time left (edf: among equal deadlines).
@@ -159,9 +160,11 @@ mod incremental_tests {
                 }
             }
         }
-        // The sweep released flows past their old rate, and the kinetic
+        // The sweep released flows past their old rate, sweeps that left
+        // roomy links out overfilled one and ran again, and the kinetic
         // re-sorts ran.
         assert!(released > 0);
+        assert!(redone > 0);
         assert!(crossings > 0);
     }
 
@@ -174,6 +177,7 @@ mod incremental_tests {
             let (out, c) = run_with(&s, true).unwrap();
             assert_eq!(out.summary.flows_completed, 3000, "{protocol} {topology} seed {seed}");
             sum.released += c.released;
+            sum.sweeps_redone += c.sweeps_redone;
             sum.crossings += c.crossings;
         }
         sum
@@ -184,8 +188,9 @@ mod incremental_tests {
     /// bugs that the 400-flow runs above did not.
     #[test]
     fn fair_sweep_equals_from_scratch_on_long_runs() {
-        let released = long_runs("fair").released;
-        assert!(released > 10_000, "{released}");
+        let c = long_runs("fair");
+        assert!(c.released > 10_000, "{}", c.released);
+        assert!(c.sweeps_redone > 100, "{}", c.sweeps_redone);
     }
 
     /// The same for srpt: starved long flows pile up behind shorter ones,

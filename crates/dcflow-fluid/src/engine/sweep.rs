@@ -37,6 +37,8 @@
 use super::*;
 use crate::agenda::Bits;
 
+mod roomy;
+
 /// Relative tolerance for "the same level": a flow frozen within it of its
 /// old rate keeps its old rate bit for bit, so rounding noise does not
 /// spread dirt through the network.
@@ -101,6 +103,10 @@ struct LinkMark {
     done: bool,
     /// Waiting in `pending` for a new tentative level.
     pending: bool,
+    /// Roomy and left out: the sum of its flows' rate changes, and whether
+    /// it is in the list of links to check after the sweep.
+    shift: f64,
+    listed: bool,
     /// Watched, with a lower bound of its level in `fills` (see [`Engine::defer`]).
     deferred: bool,
 }
@@ -136,12 +142,19 @@ pub(super) struct Sweep {
     /// Each link's fill level under the installed rates, kept across sweeps
     /// and forgotten when the link's flows or their rates change.
     level: Vec<Option<f64>>,
+    /// Each link's installed load, and the roomy links the sweep's changed
+    /// rates crossed, to check after it; the event being swept (see
+    /// [`roomy`]).
+    load: Vec<roomy::Load>,
+    roomy_crossed: Vec<LinkId>,
+    event: u32,
 }
 
 impl Sweep {
     /// `flows`: how many flows the run has (none: the run does not sweep);
-    /// `stride`: the longest path.
-    pub(super) fn new(links: usize, flows: usize, stride: usize) -> Sweep {
+    /// `stride`: the longest path; `capacity`: each link's, in b/s.
+    pub(super) fn new(capacity: &[f64], flows: usize, stride: usize) -> Sweep {
+        let links = capacity.len();
         Sweep {
             stamp: 0,
             t: 0.0,
@@ -159,6 +172,9 @@ impl Sweep {
             pending: Vec::new(),
             seed_links: Vec::new(),
             level: vec![None; links],
+            load: capacity.iter().map(|&c| roomy::Load::new(c)).collect(),
+            roomy_crossed: Vec::new(),
+            event: 0,
         }
     }
 
@@ -177,6 +193,8 @@ impl Sweep {
         self.hops[s as usize] = path.len() as u32;
         for &l in path {
             self.on_link[l as usize].push(s);
+            // No rate yet.
+            self.account(l, f64::NAN, 1);
         }
         self.forget_levels(path);
     }
@@ -184,7 +202,8 @@ impl Sweep {
     /// A flow left link `l`'s list from position `at`, where the engine's
     /// list moved its last flow; this list does the same.
     pub(super) fn leave_link(&mut self, l: LinkId, at: usize) {
-        self.on_link[l as usize].swap_remove(at);
+        let s = self.on_link[l as usize].swap_remove(at);
+        self.account(l, self.members[s as usize].rate, -1);
         self.level[l as usize] = None;
     }
 
@@ -195,7 +214,12 @@ impl Sweep {
 
     /// Flow `f`'s installed rate is now `rate`.
     pub(super) fn set_rate(&mut self, f: u32, path: &[LinkId], rate: f64) {
-        self.members[self.slot_of[f as usize] as usize].rate = rate;
+        let member = &mut self.members[self.slot_of[f as usize] as usize];
+        let old = std::mem::replace(&mut member.rate, rate);
+        for &l in path {
+            self.account(l, old, -1);
+            self.account(l, rate, 1);
+        }
         self.forget_levels(path);
     }
 
@@ -226,7 +250,21 @@ fn same(a: f64, b: f64) -> bool {
 impl Engine {
     /// Max-min fair rates after `seeds` arrived or left: the flows whose
     /// rates change go into `component` with their rates in `new_rate`.
+    /// The sweep leaves the roomy links out, and runs again keeping in those
+    /// its rates would overfill, until none is ([`roomy`]).
     pub(super) fn fair_sweep(&mut self, seeds: &[u32]) {
+        self.sweep.next_event();
+        loop {
+            self.level_sweep(seeds);
+            if self.roomy_links_hold() {
+                break;
+            }
+            self.counters.sweeps_redone += 1;
+        }
+    }
+
+    /// One sweep of [`Engine::fair_sweep`].
+    fn level_sweep(&mut self, seeds: &[u32]) {
         self.sweep.stamp = self.sweep.stamp.wrapping_add(1);
         if self.sweep.stamp == 0 {
             // Wrapped: forget every mark rather than mistake an old one for current.
@@ -329,7 +367,8 @@ impl Engine {
         let mut cap = f64::INFINITY;
         for k in self.sweep.path(s) {
             let l = self.sweep.paths[k];
-            if !self.is_dirty(l) {
+            // A roomy link left out never filled: its old level is infinite.
+            if !self.is_dirty(l) && !self.left_out(l) {
                 cap = cap.min(self.old_level(l));
             }
         }
@@ -339,7 +378,7 @@ impl Engine {
     /// filled below `t` has frozen all its flows: nothing on it can change
     /// any more, and it stays clean.
     fn make_dirty(&mut self, l: LinkId, t: f64) {
-        if self.is_dirty(l) {
+        if self.is_dirty(l) || self.left_out(l) {
             return;
         }
         let level = self.old_level(l);
