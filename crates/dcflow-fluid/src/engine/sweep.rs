@@ -289,6 +289,7 @@ impl Engine {
         links.dedup();
         for &l in &links {
             self.link_mark(l).dirty = true;
+            self.sweep.keep_in(l);
         }
         for &l in &links {
             self.spread(l, 0.0, None);

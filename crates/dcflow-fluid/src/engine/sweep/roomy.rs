@@ -73,6 +73,11 @@ impl Sweep {
         }
     }
 
+    /// Link `l` is kept in for the rest of this event.
+    pub(super) fn keep_in(&mut self, l: LinkId) {
+        self.load[l as usize].kept_in = self.event;
+    }
+
     /// A new event: no link is kept in yet.
     pub(super) fn next_event(&mut self) {
         self.event = self.event.wrapping_add(1);
@@ -85,11 +90,11 @@ impl Sweep {
 }
 
 impl Engine {
-    /// Whether this sweep leaves link `l` out: it is roomy, not kept in,
-    /// and not one of the event's links (dirty from the start).
+    /// Whether this sweep leaves link `l` out: it is roomy and not kept in
+    /// (the event's own links are, from the start).
     pub(super) fn left_out(&self, l: LinkId) -> bool {
         let load = self.sweep.load[l as usize];
-        load.unrated == 0 && load.installed <= load.roomy_up_to && load.kept_in != self.sweep.event && !self.is_dirty(l)
+        load.unrated == 0 && load.installed <= load.roomy_up_to && load.kept_in != self.sweep.event
     }
 
     /// Whether the rates the sweep changed keep every roomy link it left out
@@ -126,7 +131,7 @@ impl Engine {
             let flows = self.sweep.on_link[i].len() as f64;
             let load = (self.sweep.load[i].installed as f64 + flows) / FIXED_ONE + self.sweep.links[i].shift;
             if !(load * (1.0 + 1e-10) < self.capacity[i] * (1.0 - WATCH_MARGIN)) {
-                self.sweep.load[i].kept_in = self.sweep.event;
+                self.sweep.keep_in(l);
                 hold = false;
             }
         }
