@@ -131,6 +131,14 @@ impl<T: Bits> Timers<T> {
         self.heap.first().map(|&e| T::from_bits((e >> 32) as u64))
     }
 
+    /// Remove every pending time.
+    pub fn clear(&mut self) {
+        for &e in &self.heap {
+            self.at[key_of(e)] = NONE;
+        }
+        self.heap.clear();
+    }
+
     /// Remove and return a key whose time is at or before `now`.
     pub fn pop_due(&mut self, now: T) -> Option<u32> {
         let &e = self.heap.first()?;

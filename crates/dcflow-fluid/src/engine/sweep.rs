@@ -103,10 +103,8 @@ struct LinkMark {
     done: bool,
     /// Waiting in `pending` for a new tentative level.
     pending: bool,
-    /// Roomy and left out: the sum of its flows' rate changes, and whether
-    /// it is in the list of links to check after the sweep.
+    /// Roomy and left out: the sum of its flows' rate changes so far.
     shift: f64,
-    listed: bool,
     /// Watched, with a lower bound of its level in `fills` (see [`Engine::defer`]).
     deferred: bool,
 }
@@ -142,12 +140,11 @@ pub(super) struct Sweep {
     /// Each link's fill level under the installed rates, kept across sweeps
     /// and forgotten when the link's flows or their rates change.
     level: Vec<Option<f64>>,
-    /// Each link's installed load, and the roomy links the sweep's changed
-    /// rates crossed, to check after it; the event being swept (see
-    /// [`roomy`]).
+    /// Each link's installed load; the event being swept; whether the sweep
+    /// overfilled a link it left out (see [`roomy`]).
     load: Vec<roomy::Load>,
-    roomy_crossed: Vec<LinkId>,
     event: u32,
+    overfilled: bool,
 }
 
 impl Sweep {
@@ -173,7 +170,7 @@ impl Sweep {
             seed_links: Vec::new(),
             level: vec![None; links],
             load: capacity.iter().map(|&c| roomy::Load::new(c)).collect(),
-            roomy_crossed: Vec::new(),
+            overfilled: false,
             event: 0,
         }
     }
@@ -223,6 +220,13 @@ impl Sweep {
         self.forget_levels(path);
     }
 
+    /// Drop what a sweep stopped half way left pending.
+    fn abandon(&mut self) {
+        self.fills.clear();
+        self.checks.clear();
+        self.pending.clear();
+    }
+
     /// Forget the installed fill level of `links` (their flows or rates changed).
     fn forget_levels(&mut self, links: &[LinkId]) {
         for &l in links {
@@ -255,8 +259,9 @@ impl Engine {
     pub(super) fn fair_sweep(&mut self, seeds: &[u32]) {
         self.sweep.next_event();
         loop {
+            self.sweep.overfilled = false;
             self.level_sweep(seeds);
-            if self.roomy_links_hold() {
+            if !self.sweep.overfilled {
                 break;
             }
             self.counters.sweeps_redone += 1;
@@ -315,6 +320,10 @@ impl Engine {
                 t = level.value();
                 self.sweep.t = t;
                 self.fill_link(l, t);
+                if self.sweep.overfilled {
+                    self.sweep.abandon();
+                    return;
+                }
             } else {
                 self.counters.sweep_steps += 1;
                 let level = check.expect("a check is due");
@@ -600,6 +609,12 @@ impl Engine {
             self.component.push(mark.id);
             for k in self.sweep.path(g) {
                 let m = self.sweep.paths[k];
+                if self.left_out(m) {
+                    if !kept {
+                        self.shift_roomy(m, rate - old);
+                    }
+                    continue;
+                }
                 let mark = self.sweep.links[m as usize];
                 if mark.stamp == self.sweep.stamp && mark.watched && !mark.dirty {
                     // A watched link's demand counted the flow at its cap,

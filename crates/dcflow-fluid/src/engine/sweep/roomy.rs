@@ -97,45 +97,27 @@ impl Engine {
         load.unrated == 0 && load.installed <= load.roomy_up_to && load.kept_in != self.sweep.event
     }
 
-    /// Whether the rates the sweep changed keep every roomy link it left out
-    /// below its capacity by the watch margin; the links they overfill are
-    /// kept in from now on in this event. The fixed-point load is within
+    /// A flow crossing left-out link `l` was frozen at a rate `delta` off its
+    /// installed one. The link must stay below its capacity by the watch
+    /// margin once every flow is frozen. When it does not now, the sweep
+    /// stops and runs again with the link kept in: flows frozen later might
+    /// lower the load again, which costs a needless second sweep, but
+    /// stopping at once saves the rest of a sweep that is likely thrown
+    /// away. A sweep that never stops has checked each link its rates
+    /// changed after the last change to it. The fixed-point load is within
     /// 2^-20 per flow of the exact sum, and the slack of 1e-10 is far above
     /// the rounding of a sum over the link's flows.
     #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN must count as overfilling
-    pub(super) fn roomy_links_hold(&mut self) -> bool {
-        let mut crossed = std::mem::take(&mut self.sweep.roomy_crossed);
-        crossed.clear();
-        for k in 0..self.component.len() {
-            let f = self.component[k];
-            let s = self.sweep.slot_of[f as usize];
-            let (old, new) = (self.sweep.members[s as usize].rate, self.new_rate[f as usize]);
-            // An arrival (no rate yet) crosses no roomy link.
-            if new == old || old.is_nan() {
-                continue;
-            }
-            for h in self.sweep.path(s) {
-                let l = self.sweep.paths[h];
-                if self.left_out(l) {
-                    let mark = self.link_mark(l);
-                    mark.shift += new - old;
-                    if !std::mem::replace(&mut mark.listed, true) {
-                        crossed.push(l);
-                    }
-                }
-            }
+    pub(super) fn shift_roomy(&mut self, l: LinkId, delta: f64) {
+        let mark = self.link_mark(l);
+        mark.shift += delta;
+        let shift = mark.shift;
+        let i = l as usize;
+        let flows = self.sweep.on_link[i].len() as f64;
+        let load = (self.sweep.load[i].installed as f64 + flows) / FIXED_ONE + shift;
+        if !(load * (1.0 + 1e-10) < self.capacity[i] * (1.0 - WATCH_MARGIN)) {
+            self.sweep.keep_in(l);
+            self.sweep.overfilled = true;
         }
-        let mut hold = true;
-        for &l in &crossed {
-            let i = l as usize;
-            let flows = self.sweep.on_link[i].len() as f64;
-            let load = (self.sweep.load[i].installed as f64 + flows) / FIXED_ONE + self.sweep.links[i].shift;
-            if !(load * (1.0 + 1e-10) < self.capacity[i] * (1.0 - WATCH_MARGIN)) {
-                self.sweep.keep_in(l);
-                hold = false;
-            }
-        }
-        self.sweep.roomy_crossed = crossed;
-        hold
     }
 }
