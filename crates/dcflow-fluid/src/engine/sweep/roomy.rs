@@ -8,14 +8,13 @@
 //! allocation is also the max-min fair one of the network without the roomy
 //! links, where the sweep is exact. So the sweep leaves them out (never the
 //! event's own links: a link that a leaving flow made roomy may have been
-//! full). Afterwards the changed rates are added to the roomy links they
-//! cross. If every such link stays below its capacity by the watch margin,
-//! every flow has its bottleneck among the links the sweep kept, and the
-//! rates, feasible everywhere, are the network's max-min fair rates; and
-//! since a left-out link never fills, the full sweep fills the same links in
-//! the same order, so they are its rates bit for bit. Otherwise the sweep
-//! runs again, keeping in the links the rates overfilled (one more run for
-//! about one event in eight on the fat-tree benchmarks).
+//! full). Each rate the sweep changes is added to the roomy links the flow
+//! crosses. If every such link stays below its capacity by the watch
+//! margin, every flow has its bottleneck among the links the sweep kept,
+//! and the rates, feasible everywhere, are the network's max-min fair
+//! rates; and since a left-out link never fills, the full sweep fills the
+//! same links in the same order, so they are its rates bit for bit. When
+//! one does not, the sweep stops and runs again, keeping that link in.
 //!
 //! The installed loads are sums in fixed point, kept up to date at every
 //! change of a rate: integer sums never drift, so a link is known roomy
