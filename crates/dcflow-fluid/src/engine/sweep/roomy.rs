@@ -29,15 +29,16 @@ use super::*;
 const ROOMY: f64 = 0.9;
 
 /// Rates are summed in fixed point with 20 fractional bits (one machine
-/// conversion per rate). A rate loses its bits below 2^-20, the same bits
-/// each time, so a sum it leaves returns to what it was, and a sum is
-/// within 2^-20 per flow of the exact sum of its rates. Links of 2^40 b/s
-/// (1.1 Tb/s) or more are never roomy, so no rate read in a sum overflows it.
+/// conversion per rate), each rounded up: a sum is never below the exact
+/// sum of its rates (and at most 2^-20 per flow above it), and since a
+/// rate rounds the same way each time, a sum it leaves returns to what it
+/// was. Links of 2^40 b/s (1.1 Tb/s) or more are never roomy, so no rate
+/// read in a sum overflows it.
 const FIXED_ONE: f64 = (1u64 << 20) as f64;
 const FIXED_MAX_CAPACITY: f64 = (1u64 << 40) as f64;
 
 fn fixed(rate: f64) -> i64 {
-    (rate * FIXED_ONE) as i64
+    (rate * FIXED_ONE) as i64 + 1
 }
 
 /// A link's installed load.
@@ -47,6 +48,10 @@ pub(super) struct Load {
     installed: i64,
     /// The installed load up to which it is roomy (-1: never).
     roomy_up_to: i64,
+    /// The load that a left-out link must stay below: its capacity less
+    /// the watch margin, less a slack of 1e-10, far above the rounding of
+    /// a sum over the link's flows.
+    full_at: f64,
     /// Its flows with no rate yet (arrivals before their first sweep).
     unrated: u32,
     /// The event whose sweep left the link out and overfilled it: that
@@ -57,7 +62,7 @@ pub(super) struct Load {
 impl Load {
     pub(super) fn new(capacity: f64) -> Load {
         let roomy_up_to = if capacity < FIXED_MAX_CAPACITY { fixed(capacity * ROOMY) } else { -1 };
-        Load { installed: 0, roomy_up_to, unrated: 0, kept_in: 0 }
+        Load { installed: 0, roomy_up_to, full_at: capacity * (1.0 - WATCH_MARGIN) / (1.0 + 1e-10), unrated: 0, kept_in: 0 }
     }
 }
 
@@ -103,18 +108,14 @@ impl Engine {
     /// lower the load again, which costs a needless second sweep, but
     /// stopping at once saves the rest of a sweep that is likely thrown
     /// away. A sweep that never stops has checked each link its rates
-    /// changed after the last change to it. The fixed-point load is within
-    /// 2^-20 per flow of the exact sum, and the slack of 1e-10 is far above
-    /// the rounding of a sum over the link's flows.
+    /// changed after the last change to it.
     #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN must count as overfilling
     pub(super) fn shift_roomy(&mut self, l: LinkId, delta: f64) {
         let mark = self.link_mark(l);
         mark.shift += delta;
         let shift = mark.shift;
-        let i = l as usize;
-        let flows = self.sweep.on_link[i].len() as f64;
-        let load = (self.sweep.load[i].installed as f64 + flows) / FIXED_ONE + shift;
-        if !(load * (1.0 + 1e-10) < self.capacity[i] * (1.0 - WATCH_MARGIN)) {
+        let load = self.sweep.load[l as usize];
+        if !(load.installed as f64 / FIXED_ONE + shift < load.full_at) {
             self.sweep.keep_in(l);
             self.sweep.overfilled = true;
         }
