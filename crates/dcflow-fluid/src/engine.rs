@@ -54,8 +54,8 @@ pub struct Counters {
     /// link), and watched links put off to a lower bound of their level.
     pub water_fills: u64,
     pub deferred: u64,
-    /// Max-min sweeps run again with every link: the rates of the sweep that
-    /// left the roomy links out would have overfilled one of them.
+    /// Max-min sweeps run again because a rate they changed overfilled a
+    /// roomy link they had left out (kept in the next time).
     pub sweeps_redone: u64,
     /// Sum over recomputations of the active flows, and their peak (scale diagnostics).
     pub active_sum: u64,

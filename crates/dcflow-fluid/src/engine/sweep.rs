@@ -24,9 +24,10 @@
 //! freezes it first. A dirty link's tentative level is a water-fill over its
 //! flows: flows the sweep froze count at their new rate, the others at
 //! min(cap, level). The link whose tentative level is lowest fills next.
-//! A clean link that was unsaturated (most of the links a sweep reaches) is
-//! only watched when its flows move, and waits at a lower bound of its level
-//! once it could fill ([`Engine::watch`], [`Engine::defer`]).
+//! A clean link loaded to at most 90% of its capacity is left out, and
+//! checked as the sweep changes its flows' rates ([`roomy`]); another clean
+//! link that was unsaturated is only watched when its flows move, and waits
+//! at a lower bound of its level once it could fill ([`watch`]).
 //!
 //! The sweep keeps its own copy of what it reads of each active flow (its
 //! installed rate, its path, its mark) in a dense *slot*, and of each link's
@@ -38,6 +39,7 @@ use super::*;
 use crate::agenda::Bits;
 
 mod roomy;
+mod watch;
 
 /// Relative tolerance for "the same level": a flow frozen within it of its
 /// old rate keeps its old rate bit for bit, so rounding noise does not
@@ -460,76 +462,6 @@ impl Engine {
             }
         } else if m.watched {
             self.watch(l);
-        }
-    }
-
-    /// Clean link `l`, unsaturated in the installed allocation (its old
-    /// level is infinite), has a flow that moved. Most links the sweep
-    /// reaches are such links (nine in ten on the fat-tree benchmarks), and
-    /// as dirty links they would cost a spread and a water-fill per move of
-    /// any of their flows. While their demand (flows frozen by the sweep at
-    /// their new rates, the others at their caps, untouched ones at their
-    /// old rates) stays below capacity by a margin far above rounding, the
-    /// water-fill would give an infinite level: the link cannot fill, and
-    /// as an unsaturated clean link it adds nothing to any flow's cap, so it
-    /// stays clean and is only watched. Once the demand reaches the margin,
-    /// it waits for the sweep to come up to it ([`Engine::defer`]).
-    fn watch(&mut self, l: LinkId) {
-        let mark = self.link_mark(l);
-        mark.watched = true;
-        if !mark.deferred {
-            self.defer(l, self.sweep.t);
-        }
-    }
-
-    /// Watched link `l`'s demand reached its capacity (or it came up in
-    /// `fills` at `floor`, a lower bound of its level). As a dirty link it
-    /// would be water-filled again at every move of its flows, yet most such
-    /// links never fill: their flows freeze on their other links first, at
-    /// lower levels. Its level is at least the plain share (capacity minus
-    /// the frozen flows' rates, over the others: each counts at most the
-    /// level), which only rises as the sweep freezes flows below it; so it
-    /// waits in `fills` at that share (less a margin far above rounding),
-    /// untouched, and is looked at again only when the sweep comes up to
-    /// it: then it stays watched, waits at a higher share, or turns dirty,
-    /// and its exact level is the one it would have had (at least the share,
-    /// so at least the level it came up at). Fills come in the same order.
-    /// It turns dirty exactly as it would have been: the spread of a link
-    /// with an infinite old level leaves every cap as it was (it only marks
-    /// its untouched flows at their old rates, which is what an untouched
-    /// flow counts as everywhere), and its tentative level is computed in
-    /// the same step. The sweep's fills, and so the rates, are unchanged
-    /// bit for bit.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN must count as reaching capacity
-    fn defer(&mut self, l: LinkId, floor: f64) {
-        let stamp = self.sweep.stamp;
-        let (mut demand, mut frozen, mut unfrozen) = (0.0, 0.0, 0u32);
-        for &g in &self.sweep.on_link[l as usize] {
-            let m = &self.sweep.members[g as usize];
-            if m.stamp != stamp {
-                demand += m.rate;
-                unfrozen += 1;
-            } else {
-                demand += m.cap;
-                if m.frozen {
-                    frozen += m.cap;
-                } else {
-                    unfrozen += 1;
-                }
-            }
-        }
-        let capacity = self.capacity[l as usize];
-        // Negated so that an infinite cap or a flow with no rate yet (NaN) counts as reaching it.
-        if !(demand < capacity * (1.0 - WATCH_MARGIN)) {
-            let share = (capacity - frozen) / unfrozen as f64 * (1.0 - WATCH_MARGIN);
-            if unfrozen > 0 && share > floor {
-                self.counters.deferred += 1;
-                self.link_mark(l).deferred = true;
-                self.sweep.fills.set(l, Some(Level::of(share)));
-            } else {
-                self.link_mark(l).dirty = true;
-                self.spread(l, 0.0, Some(f64::INFINITY));
-            }
         }
     }
 

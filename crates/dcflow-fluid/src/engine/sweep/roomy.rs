@@ -70,6 +70,10 @@ impl Sweep {
     /// Add (`sign` 1) or take away (-1) `rate` from link `l`'s installed load.
     pub(super) fn account(&mut self, l: LinkId, rate: f64, sign: i64) {
         let load = &mut self.load[l as usize];
+        if load.roomy_up_to < 0 {
+            // Never roomy: its sum is never read, and its rates may not fit.
+            return;
+        }
         if rate.is_finite() {
             load.installed = load.installed.wrapping_add(sign.wrapping_mul(fixed(rate)));
         } else {
