@@ -193,6 +193,16 @@ mod incremental_tests {
         assert!(c.sweeps_redone > 100, "{}", c.sweeps_redone);
     }
 
+    /// Links too fast for the roomy-link sums in fixed point (above 2^40
+    /// b/s) are never left out, and their flows' rates, up to 10 Tb/s here,
+    /// do not overflow anything (a debug build checks).
+    #[test]
+    fn fair_sweep_on_terabit_links() {
+        let topology = "kind = \"leaf_spine\"\nleaves = 3\nhosts_per_leaf = 4\nspines = 2\nlink_rate = \"10000Gbps\"\nspine_link_rate = \"7000Gbps\"";
+        let (out, _) = run_with(&scenario(topology, "\"fair\"", 300, 0.8, 3, false), true).unwrap();
+        assert_eq!(out.summary.flows_completed, 300);
+    }
+
     /// The same for srpt: starved long flows pile up behind shorter ones,
     /// so freed bandwidth reaches long tails of waiting flows, most of
     /// them exhausted on another link, and keys cross often.
