@@ -388,9 +388,11 @@ impl Engine {
     }
     /// `l` behaves differently from level `t` on. A link that had already
     /// filled below `t` has frozen all its flows: nothing on it can change
-    /// any more, and it stays clean.
+    /// any more, and it stays clean. Callers pass no link the sweep left out
+    /// (they tell those apart once, [`roomy`]).
     fn make_dirty(&mut self, l: LinkId, t: f64) {
-        if self.is_dirty(l) || self.left_out(l) {
+        debug_assert!(!self.left_out(l), "link {l} is left out of the sweep");
+        if self.is_dirty(l) {
             return;
         }
         let level = self.old_level(l);
@@ -574,7 +576,9 @@ impl Engine {
         self.counters.released += 1;
         for k in self.sweep.path(s) {
             let m = self.sweep.paths[k];
-            self.make_dirty(m, level);
+            if !self.left_out(m) {
+                self.make_dirty(m, level);
+            }
         }
     }
 }
