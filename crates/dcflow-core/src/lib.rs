@@ -1,6 +1,7 @@
 //! dcflow-core: units, simulated time, seeded random streams and the event queue.
 //! It knows nothing about protocols or topologies and never depends on pyo3.
 
+pub mod cache;
 pub mod error;
 pub mod hold;
 pub mod interrupt;

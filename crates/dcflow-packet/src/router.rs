@@ -60,6 +60,14 @@ impl Router {
         self.slots[i] = Slot::default();
     }
 
+    /// Start loading packet `idx`'s slot (its arrival comes next).
+    #[inline]
+    pub fn prefetch_slot(&self, idx: u32) {
+        if let Some(s) = self.slots.get(idx as usize) {
+            dcflow_core::cache::prefetch(s);
+        }
+    }
+
     /// The link (and its epoch at the time) the packet was last sent on.
     pub fn last_link(&self, idx: u32) -> (LinkId, u32) {
         let s = &self.slots[idx as usize];

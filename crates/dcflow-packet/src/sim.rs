@@ -12,6 +12,7 @@ use crate::arena::PacketArena;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
 use crate::paths::PathTable;
+use dcflow_core::cache::prefetch;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
@@ -212,7 +213,22 @@ impl Sim {
             if poll.interrupted(|| Progress::of(self.now, total - self.open_flows, total)) {
                 return RunEnd { status: RunStatus::Interrupted, at: self.now };
             }
-            let Some((t, ev)) = self.events.pop() else {
+            // The next bucket's packets, ports and flows start loading
+            // while this bucket's events run: their first touches are the
+            // engine's costliest cache misses.
+            let (packets, ports, flows, router) = (&self.packets, &self.ports, &self.flows, &self.router);
+            let next = self.events.pop_looking_ahead(|ev| match *ev {
+                Event::Arrive(i) => {
+                    prefetch(packets.get(i));
+                    if let Some(r) = router {
+                        r.prefetch_slot(i);
+                    }
+                }
+                Event::TxDone(l) => prefetch(&ports[l as usize]),
+                Event::SenderTimer(f) => prefetch(&flows[f as usize]),
+                _ => {}
+            });
+            let Some((t, ev)) = next else {
                 // Nothing left that could progress: the guard would fire at
                 // `stall_at` (a flow is running: pending starts are events).
                 return RunEnd { status: RunStatus::Stalled, at: self.stall_at };
