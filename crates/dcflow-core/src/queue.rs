@@ -6,10 +6,16 @@
 //! makes runs bit-identical.
 //!
 //! The queue is a calendar queue (R. Brown, "Calendar queues", CACM 1988): a
-//! ring of buckets, each `2^shift` ps wide, covering the near future, plus a
-//! 4-ary heap for events beyond the ring's horizon. A packet simulation
-//! schedules almost everything a few serialization times ahead, so most pushes
-//! land in the ring in O(1) and a pop scans one short bucket. Profiling the
+//! ring of buckets, each `2^shift` ps wide, covering the near future; a
+//! second ring of coarse slots, each one *span* (the ring's length in
+//! buckets) wide, for the spans after that; and a 4-ary heap for events
+//! beyond those. A packet simulation schedules almost everything a few
+//! serialization times ahead, so most pushes land in the ring in O(1) and a
+//! pop scans one short bucket. With switch delays of tens of microseconds
+//! (the topologies' default) most events are scheduled a few spans ahead:
+//! they wait in a coarse slot, appended in O(1), and enter the ring all at
+//! once when their span comes up, instead of passing through the heap
+//! (BENCHMARKS.md, "A second ring for the next spans"). Profiling the
 //! packet engine with a 4-ary heap showed `pop` at ~40% of run time
 //! (unpredictable comparisons); BENCHMARKS.md has the comparison. The bucket
 //! width adapts to the event density: it doubles when pops scan many empty
@@ -34,6 +40,9 @@ const RING_MIN: usize = 1024;
 /// grown to hold them, which spreads the packet events over memory
 /// (BENCHMARKS.md, "Event queue").
 const RING_MAX: usize = 1 << 16;
+/// Coarse slots, each one span wide: events up to `MID - 1` spans after
+/// the current one wait in them rather than in the heap.
+const MID: usize = 64;
 /// Far events per ring bucket above which the ring grows.
 const GROW_FAR_PER_BUCKET: usize = 4;
 /// Pops between checks of the bucket width.
@@ -85,16 +94,19 @@ pub struct EventQueue<E: Copy> {
     mask: usize,
     /// Bucket width is `1 << shift` picoseconds.
     shift: u32,
+    /// log2 of the ring's length: bucket `b` lies in span `b >> span_bits`.
+    span_bits: u32,
     /// Absolute bucket number (`time >> shift`) of the current bucket; every
-    /// event in the ring lies in buckets `cur .. cur + RING`.
+    /// event in the ring lies in buckets `cur .. cur + RING`, and every
+    /// event of the current span is in the ring.
     cur: u64,
     in_ring: usize,
-    /// Events at or beyond the ring's horizon.
+    /// Slot `s % MID` holds the events of span `s`, for the spans after the
+    /// current one up to `MID - 1` ahead, that the ring does not cover yet.
+    mid: Vec<Vec<Entry<E>>>,
+    in_mid: usize,
+    /// Events beyond the coarse slots.
     far: QuaternaryHeap<Entry<E>>,
-    /// The time of `far`'s earliest event (`u64::MAX` when it is empty):
-    /// every empty bucket a pop crosses asks whether the horizon reached
-    /// it, and this answers without touching the heap.
-    far_first: u64,
     next_seq: u64,
     popped: u64,
     /// `popped` at the last width check; with the next two, the
@@ -120,10 +132,12 @@ impl<E: Copy> EventQueue<E> {
             mask: RING_MIN - 1,
             // 1.024 ns: the right width for 10-100 Gbps links; adapts otherwise.
             shift: 10,
+            span_bits: RING_MIN.trailing_zeros(),
             cur: 0,
             in_ring: 0,
+            mid: (0..MID).map(|_| Vec::new()).collect(),
+            in_mid: 0,
             far: QuaternaryHeap::with_capacity(n),
-            far_first: u64::MAX,
             next_seq: 0,
             popped: 0,
             popped_at_adapt: 0,
@@ -132,14 +146,26 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    #[inline]
+    /// Put `e` in the ring if it covers `e`'s bucket (inlined into every
+    /// push), else in its coarse slot or the heap (out of line).
+    #[inline(always)]
     fn place(&mut self, e: Entry<E>) {
         let bucket = e.time >> self.shift;
         if bucket <= self.cur + self.mask as u64 {
             self.ring[bucket as usize & self.mask].push(e);
             self.in_ring += 1;
         } else {
-            self.far_first = self.far_first.min(e.time);
+            self.place_beyond_ring(e, bucket);
+        }
+    }
+
+    #[inline(never)]
+    fn place_beyond_ring(&mut self, e: Entry<E>, bucket: u64) {
+        let span = bucket >> self.span_bits;
+        if span < (self.cur >> self.span_bits) + MID as u64 {
+            self.mid[span as usize % MID].push(e);
+            self.in_mid += 1;
+        } else {
             self.far.push(e);
         }
     }
@@ -154,16 +180,22 @@ impl<E: Copy> EventQueue<E> {
         self.place(e);
     }
 
-    /// Move far events that the ring now covers into it.
-    #[inline]
-    fn pull_far(&mut self) {
-        let last = self.cur + self.mask as u64;
-        while self.far.peek().is_some_and(|e| e.time >> self.shift <= last) {
-            let e = self.far.pop().expect("peeked");
-            self.ring[(e.time >> self.shift) as usize & self.mask].push(e);
-            self.in_ring += 1;
+    /// The current bucket entered span `span`: its coarse slot's events
+    /// enter the ring (which now covers the whole span), and heap events
+    /// within the coarse slots' reach leave the heap.
+    #[inline(never)]
+    fn enter_span(&mut self, span: u64) {
+        let (ring, slot) = (&mut self.ring, &mut self.mid[span as usize % MID]);
+        self.in_mid -= slot.len();
+        self.in_ring += slot.len();
+        for e in slot.drain(..) {
+            ring[(e.time >> self.shift) as usize & self.mask].push(e);
         }
-        self.far_first = self.far.peek().map_or(u64::MAX, |e| e.time);
+        let reach = span + MID as u64;
+        while self.far.peek().is_some_and(|e| e.time >> self.shift >> self.span_bits < reach) {
+            let e = self.far.pop().expect("peeked");
+            self.place(e);
+        }
     }
 
     /// The earliest event. Inlined into the engine's loop; adapting the
@@ -209,22 +241,38 @@ impl<E: Copy> EventQueue<E> {
         Some((Time(e.time), e.event))
     }
 
-    /// Move to the next non-empty bucket, pulling in the far events the ring
-    /// comes to cover; false when the queue is empty.
+    /// Move to the next non-empty bucket, bringing in the events of each
+    /// span it enters; false when the queue is empty.
     #[inline]
     fn advance(&mut self) -> bool {
-        if self.in_ring == 0 {
-            let Some(first) = self.far.peek() else { return false };
-            self.cur = first.time >> self.shift;
-            self.pull_far();
+        if self.in_ring == 0 && !self.jump() {
+            return false;
         }
         while self.ring[self.cur as usize & self.mask].is_empty() {
             self.cur += 1;
             self.empty_scanned += 1;
-            if self.far_first >> self.shift <= self.cur + self.mask as u64 {
-                self.pull_far();
+            if self.cur & self.mask as u64 == 0 {
+                self.enter_span(self.cur >> self.span_bits);
             }
         }
+        true
+    }
+
+    /// The ring is empty: move straight to the first bucket of the next
+    /// event, in the coarse slots or else in the heap, and enter its span;
+    /// false when the queue is empty.
+    #[inline(never)]
+    fn jump(&mut self) -> bool {
+        let span = self.cur >> self.span_bits;
+        let next = if self.in_mid > 0 {
+            let s = (span + 1..span + MID as u64).find(|&s| !self.mid[s as usize % MID].is_empty()).expect("in_mid > 0");
+            self.mid[s as usize % MID].iter().map(|e| e.time).min()
+        } else {
+            self.far.peek().map(|e| e.time)
+        };
+        let Some(first) = next else { return false };
+        self.cur = first >> self.shift;
+        self.enter_span(self.cur >> self.span_bits);
         true
     }
 
@@ -251,6 +299,7 @@ impl<E: Copy> EventQueue<E> {
             let len = self.ring.len() * 4;
             self.ring.resize_with(len, Vec::new);
             self.mask = len - 1;
+            self.span_bits = len.trailing_zeros();
             let shift = self.shift;
             self.rebuild(shift);
         }
@@ -276,19 +325,19 @@ impl<E: Copy> EventQueue<E> {
     /// Re-bucket everything at a new width (or ring length), keeping the current time.
     fn rebuild(&mut self, shift: u32) {
         let now = self.cur << self.shift;
-        let mut all: Vec<Entry<E>> = self.ring.iter_mut().flat_map(|b| b.drain(..)).collect();
+        let mut all: Vec<Entry<E>> = self.ring.iter_mut().chain(&mut self.mid).flat_map(|b| b.drain(..)).collect();
         all.extend(self.far.drain());
-        self.far_first = u64::MAX;
         self.shift = shift;
         self.cur = now >> shift;
         self.in_ring = 0;
+        self.in_mid = 0;
         for e in all {
             self.place(e);
         }
     }
 
     pub fn len(&self) -> usize {
-        self.in_ring + self.far.len()
+        self.in_ring + self.in_mid + self.far.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -364,6 +413,9 @@ mod tests {
         // Packet-like delays fill neighbouring buckets: pops look ahead.
         assert!(matches_reference(&[2_000], 30_000) > 1_000);
         matches_reference(&[5_000_000_000], 30_000);
+        // Switch delays of tens of microseconds: most events wait in the
+        // coarse slots, some in the heap (ms timers).
+        matches_reference(&[30_000_000, 2_000, 1_000_000_000], 60_000);
         matches_reference(&[300, 400_000, 10_000_000_000, 7], 60_000);
     }
 }
