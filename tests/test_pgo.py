@@ -31,7 +31,7 @@ def test_every_training_run_is_a_valid_scenario():
         assert resolved["protocol"]["name"] == overrides["protocol.name"], label
         assert resolved["workload"]["flows"] == overrides["workload.flows"], label
         labels.append(label)
-    assert len(labels) == len(set(labels)) == len(pgo.PACKET) + len(pgo.ROUTED) + len(pgo.FLUID)
+    assert len(labels) == len(set(labels)) == len(pgo.PACKET) + len(pgo.ROUTED) + len(pgo.DEFAULT_DELAYS) + len(pgo.FLUID)
 
 
 def test_the_module_says_how_it_was_built():

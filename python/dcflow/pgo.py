@@ -15,7 +15,9 @@ on the engines that model it (tests/test_pgo.py fails when a protocol is
 missing), with and without deadlines where they matter, and the routing
 policies with a per-packet choice. The scenarios are the benchmark files'
 topologies and workloads (the 144-host leaf-spine, the k = 16 fat-tree)
-with fewer flows and each protocol in turn.
+with fewer flows and each protocol in turn, and the k = 8 fat-tree with the
+topologies' default delays, whose events wait in the event queue's coarse
+slots (the leaf-spine's never leave its ring).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKET", "FLUID", "ROUTED", "runs", "train", "main"]
+__all__ = ["PACKET", "FLUID", "ROUTED", "DEFAULT_DELAYS", "runs", "train", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAF_SPINE = ROOT / "bench" / "leafspine-pfabric.toml"
 FAT_TREE = ROOT / "bench" / "fluid-fattree-fair-100k.toml"
+DEFAULT_FAT_TREE = ROOT / "bench" / "fattree-dctcp.toml"
 
 DEADLINES = {"workload.deadline": {"dist": "exponential", "mean": "20ms", "min": "3ms"}}
 
@@ -81,12 +84,21 @@ ROUTED: dict[str, Mapping[str, Any]] = {
 }
 
 
+#: Packet runs on the k = 8 fat-tree with the default delays (25 us per switch).
+DEFAULT_DELAYS: dict[str, Mapping[str, Any]] = {
+    "dctcp, default delays": {"protocol.name": "dctcp", "workload.flows": 400},
+    "pdq, default delays": {"protocol.name": "pdq", "workload.flows": 200, **DEADLINES},
+}
+
+
 def runs() -> Iterator[tuple[str, Path, dict[str, Any]]]:
     """(label, scenario file, overrides) of every training run."""
     for name, (flows, extra) in PACKET.items():
         yield f"packet {name}", LEAF_SPINE, {"protocol.name": name, "workload.flows": flows, **extra}
     for label, overrides in ROUTED.items():
         yield f"packet {label}", LEAF_SPINE, dict(overrides)
+    for label, overrides in DEFAULT_DELAYS.items():
+        yield f"packet {label}", DEFAULT_FAT_TREE, dict(overrides)
     for name, (flows, extra) in FLUID.items():
         yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows, **extra}
 
