@@ -49,12 +49,6 @@ impl PathTable {
         let l = self.links[id as usize + hop as usize];
         (l != END).then_some(l)
     }
-
-    /// Whether `hop` is the last link of path `id`.
-    #[inline]
-    pub fn is_last(&self, id: u32, hop: u8) -> bool {
-        self.links[id as usize + hop as usize + 1] == END
-    }
 }
 
 #[cfg(test)]
@@ -71,6 +65,5 @@ mod tests {
         assert_eq!((t.path(a), t.path(b)), (&[3, 7, 9][..], &[4, 7][..]));
         assert_eq!((0..4).map(|h| t.link(a, h)).collect::<Vec<_>>(), [Some(3), Some(7), Some(9), None]);
         assert_eq!((t.link(b, 0), t.link(b, 1), t.link(b, 2)), (Some(4), Some(7), None));
-        assert!(!t.is_last(a, 1) && t.is_last(a, 2) && t.is_last(b, 1));
     }
 }

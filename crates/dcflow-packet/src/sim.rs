@@ -20,14 +20,21 @@ use dcflow_proto::{Endpoint, Packet, PortAgent, PortView, ProtocolConfig};
 use dcflow_scenario::{RunEnd, RunStatus};
 use rand::RngExt;
 
+/// No link: see [`Event::Arrive`].
+const NO_LINK: LinkId = LinkId::MAX;
+
 /// Everything that can happen; small and `Copy` (docs/architecture.md rule 2).
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     FlowStart(FlowId),
     /// The port of this link finished serializing and has a backlog to serve.
     TxDone(LinkId),
-    /// A packet reached the far end of the link it was last sent on.
-    Arrive(u32),
+    /// Packet `pkt` reached the far end of the link it was last sent on;
+    /// with fixed paths, `next` is the link it leaves by from there (read
+    /// from its path when it was sent, so that the port can be loaded
+    /// ahead of the arrival), `NO_LINK` when it is delivered there or
+    /// routed hop by hop.
+    Arrive { pkt: u32, next: LinkId },
     /// A flow's sender timer.
     SenderTimer(FlowId),
     /// A host agent's timer (host-scheduled protocols, `hosts.rs`).
@@ -218,10 +225,13 @@ impl Sim {
             // engine's costliest cache misses.
             let (packets, ports, flows, router) = (&self.packets, &self.ports, &self.flows, &self.router);
             let next = self.events.pop_looking_ahead(|ev| match *ev {
-                Event::Arrive(i) => {
-                    prefetch(packets.get(i));
+                Event::Arrive { pkt, next } => {
+                    prefetch(packets.get(pkt));
+                    if let Some(port) = ports.get(next as usize) {
+                        prefetch(port);
+                    }
                     if let Some(r) = router {
-                        r.prefetch_slot(i);
+                        r.prefetch_slot(pkt);
                     }
                 }
                 Event::TxDone(l) => prefetch(&ports[l as usize]),
@@ -266,7 +276,7 @@ impl Sim {
         match ev {
             Event::FlowStart(f) => self.start_flow(f),
             Event::TxDone(l) => self.tx_done(l),
-            Event::Arrive(p) => self.arrive(p),
+            Event::Arrive { pkt, next } => self.arrive(pkt, next),
             Event::SenderTimer(f) => self.sender_timer(f),
             Event::HostTimer(n) => self.host_timer(n),
             Event::Sample => self.sample(),
@@ -431,11 +441,14 @@ impl Sim {
         }
         let (epoch, to) = (port.epoch, port.to);
         let pkt = self.packets.get(idx);
-        let last_hop = match self.router.as_mut() {
-            None => self.paths.is_last(pkt.route, pkt.hop),
+        let (last_hop, next) = match self.router.as_mut() {
+            None => match self.paths.link(pkt.route, pkt.hop + 1) {
+                Some(next) => (false, next),
+                None => (true, NO_LINK),
+            },
             Some(r) => {
                 r.on_transmit(&self.topo, idx, link, epoch, pkt.wire, self.now);
-                to == self.flows[pkt.flow as usize].dest(pkt.reverse)
+                (to == self.flows[pkt.flow as usize].dest(pkt.reverse), NO_LINK)
             }
         };
         // Only the monitor's flow samples read what the last link carries.
@@ -449,7 +462,7 @@ impl Sim {
         let port = &self.ports[link as usize];
         // No processing at the destination (see flows::hop_delay).
         let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
-        self.events.push(done + delay, Event::Arrive(idx));
+        self.events.push(done + delay, Event::Arrive { pkt: idx, next });
     }
 
     fn tx_done(&mut self, link: LinkId) {
@@ -464,13 +477,14 @@ impl Sim {
         }
     }
 
-    fn arrive(&mut self, idx: u32) {
+    fn arrive(&mut self, idx: u32, next: LinkId) {
         if self.router.is_some() {
             return self.arrive_routed(idx);
         }
         let pkt = self.packets.get_mut(idx);
         pkt.hop += 1;
-        let next = self.paths.link(pkt.route, pkt.hop);
+        debug_assert_eq!(self.paths.link(pkt.route, pkt.hop), (next != NO_LINK).then_some(next));
+        let next = (next != NO_LINK).then_some(next);
         if pkt.reverse && self.reverse_agents {
             let arrived_on = self.paths.link(pkt.route, pkt.hop - 1).expect("the link it arrived on");
             self.reverse_pass(idx, arrived_on);
