@@ -16,8 +16,8 @@ missing), with and without deadlines where they matter, and the routing
 policies with a per-packet choice. The scenarios are the benchmark files'
 topologies and workloads (the 144-host leaf-spine, the k = 16 fat-tree)
 with fewer flows and each protocol in turn, and the k = 8 fat-tree with the
-topologies' default delays, whose events wait in the event queue's coarse
-slots (the leaf-spine's never leave its ring).
+topologies' default delays, whose events mostly wait in the event queue's
+coarse slots (the leaf-spine's almost all stay in its ring).
 """
 
 from __future__ import annotations

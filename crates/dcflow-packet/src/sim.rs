@@ -224,7 +224,7 @@ impl Sim {
             // while this bucket's events run: their first touches are the
             // engine's costliest cache misses.
             let (packets, ports, flows, router) = (&self.packets, &self.ports, &self.flows, &self.router);
-            let next = self.events.pop_looking_ahead(|ev| match *ev {
+            let popped = self.events.pop_looking_ahead(|ev| match *ev {
                 Event::Arrive { pkt, next } => {
                     prefetch(packets.get(pkt));
                     if let Some(port) = ports.get(next as usize) {
@@ -238,7 +238,7 @@ impl Sim {
                 Event::SenderTimer(f) => prefetch(&flows[f as usize]),
                 _ => {}
             });
-            let Some((t, ev)) = next else {
+            let Some((t, ev)) = popped else {
                 // Nothing left that could progress: the guard would fire at
                 // `stall_at` (a flow is running: pending starts are events).
                 return RunEnd { status: RunStatus::Stalled, at: self.stall_at };
