@@ -49,9 +49,11 @@ def main() -> None:
             base.append(ta)
             new.append(tb)
             same = same and sa == sb
-        ratio = statistics.median(x / y for x, y in zip(base, new))
+        # A run too short to measure has no ratio.
+        ratios = [x / y for x, y in zip(base, new) if y > 0]
+        ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
         times = lambda ts: ", ".join(f"{t:.2f}" for t in ts) + " s"
-        print(f"| {os.path.basename(scenario)} | {times(base)} | {times(new)} | {ratio:.2f} | {'same' if same else 'DIFFERENT'} |", flush=True)
+        print(f"| {os.path.basename(scenario)} | {times(base)} | {times(new)} | {ratio} | {'same' if same else 'DIFFERENT'} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,25 @@ def test_every_name_a_bench_script_imports_from_dcflow_exists(script: Path):
             except ImportError:
                 missing.append(f"{module}.{name}")
     assert not missing, f"{script.relative_to(ROOT)} imports names dcflow no longer has: {missing}"
+
+
+def test_pairs_reports_the_ratio_and_whether_the_summaries_agree(tmp_path):
+    # Two stand-in "builds": each prints a summary; `b` differs from `a`
+    # only in wall_s, `c` also in a result.
+    def build(name: str, summary: str) -> str:
+        path = tmp_path / name
+        path.write_text(f"#!/bin/sh\necho '{summary}'\n")
+        path.chmod(0o755)
+        return str(path)
+
+    a = build("a", '{"events": 5, "wall_s": 1.0}')
+    b = build("b", '{"events": 5, "wall_s": 2.0}')
+    c = build("c", '{"events": 6, "wall_s": 1.0}')
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("")
+    run = lambda x, y: subprocess.run([sys.executable, str(ROOT / "bench" / "pairs.py"), x, y, str(scenario), "--rounds", "2"],
+                                      capture_output=True, text=True, check=True).stdout.splitlines()
+    same, different = run(a, b), run(a, c)
+    assert same[0].startswith("| scenario | base CPU | new CPU | base / new (median) | summaries |")
+    assert same[2].startswith("| s.toml |") and same[2].endswith("| same |")
+    assert different[2].endswith("| DIFFERENT |")
