@@ -94,8 +94,6 @@ pub struct EventQueue<E: Copy> {
     mask: usize,
     /// Bucket width is `1 << shift` picoseconds.
     shift: u32,
-    /// log2 of the ring's length: bucket `b` lies in span `b >> span_bits`.
-    span_bits: u32,
     /// Absolute bucket number (`time >> shift`) of the current bucket; every
     /// event in the ring lies in buckets `cur .. cur + RING`, and every
     /// event of the current span is in the ring.
@@ -132,7 +130,6 @@ impl<E: Copy> EventQueue<E> {
             mask: RING_MIN - 1,
             // 1.024 ns: the right width for 10-100 Gbps links; adapts otherwise.
             shift: 10,
-            span_bits: RING_MIN.trailing_zeros(),
             cur: 0,
             in_ring: 0,
             mid: (0..MID).map(|_| Vec::new()).collect(),
@@ -161,8 +158,8 @@ impl<E: Copy> EventQueue<E> {
 
     #[inline(never)]
     fn place_beyond_ring(&mut self, e: Entry<E>, bucket: u64) {
-        let span = bucket >> self.span_bits;
-        if span < (self.cur >> self.span_bits) + MID as u64 {
+        let span = self.span(bucket);
+        if span < self.span(self.cur) + MID as u64 {
             self.mid[span as usize % MID].push(e);
             self.in_mid += 1;
         } else {
@@ -180,6 +177,12 @@ impl<E: Copy> EventQueue<E> {
         self.place(e);
     }
 
+    /// The span of absolute bucket `bucket`: spans are the ring's length.
+    #[inline]
+    fn span(&self, bucket: u64) -> u64 {
+        bucket >> self.mask.trailing_ones()
+    }
+
     /// The current bucket entered span `span`: its coarse slot's events
     /// enter the ring (which now covers the whole span), and heap events
     /// within the coarse slots' reach leave the heap.
@@ -192,7 +195,7 @@ impl<E: Copy> EventQueue<E> {
             ring[(e.time >> self.shift) as usize & self.mask].push(e);
         }
         let reach = span + MID as u64;
-        while self.far.peek().is_some_and(|e| e.time >> self.shift >> self.span_bits < reach) {
+        while self.far.peek().is_some_and(|e| self.span(e.time >> self.shift) < reach) {
             let e = self.far.pop().expect("peeked");
             self.place(e);
         }
@@ -252,7 +255,7 @@ impl<E: Copy> EventQueue<E> {
             self.cur += 1;
             self.empty_scanned += 1;
             if self.cur & self.mask as u64 == 0 {
-                self.enter_span(self.cur >> self.span_bits);
+                self.enter_span(self.span(self.cur));
             }
         }
         true
@@ -263,7 +266,7 @@ impl<E: Copy> EventQueue<E> {
     /// false when the queue is empty.
     #[inline(never)]
     fn jump(&mut self) -> bool {
-        let span = self.cur >> self.span_bits;
+        let span = self.span(self.cur);
         let next = if self.in_mid > 0 {
             let s = (span + 1..span + MID as u64).find(|&s| !self.mid[s as usize % MID].is_empty()).expect("in_mid > 0");
             self.mid[s as usize % MID].iter().map(|e| e.time).min()
@@ -272,7 +275,7 @@ impl<E: Copy> EventQueue<E> {
         };
         let Some(first) = next else { return false };
         self.cur = first >> self.shift;
-        self.enter_span(self.cur >> self.span_bits);
+        self.enter_span(self.span(self.cur));
         true
     }
 
@@ -299,7 +302,6 @@ impl<E: Copy> EventQueue<E> {
             let len = self.ring.len() * 4;
             self.ring.resize_with(len, Vec::new);
             self.mask = len - 1;
-            self.span_bits = len.trailing_zeros();
             let shift = self.shift;
             self.rebuild(shift);
         }

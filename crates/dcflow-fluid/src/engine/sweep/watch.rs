@@ -9,13 +9,14 @@ impl Engine {
     /// Clean link `l`, unsaturated in the installed allocation (its old
     /// level is infinite) but not roomy ([`super::roomy`]: those are left
     /// out), has a flow that moved. As a dirty link it would cost a spread
-    /// and a water-fill per move of any of its flows. While their demand (flows frozen by the sweep at
-    /// their new rates, the others at their caps, untouched ones at their
-    /// old rates) stays below capacity by a margin far above rounding, the
-    /// water-fill would give an infinite level: the link cannot fill, and
-    /// as an unsaturated clean link it adds nothing to any flow's cap, so it
-    /// stays clean and is only watched. Once the demand reaches the margin,
-    /// it waits for the sweep to come up to it ([`Engine::defer`]).
+    /// and a water-fill per move of any of its flows. While their demand
+    /// (flows frozen by the sweep at their new rates, the others at their
+    /// caps, untouched ones at their old rates) stays below capacity by a
+    /// margin far above rounding, the water-fill would give an infinite
+    /// level: the link cannot fill, and as an unsaturated clean link it
+    /// adds nothing to any flow's cap, so it stays clean and is only
+    /// watched. Once the demand reaches the margin, it waits for the sweep
+    /// to come up to it ([`Engine::defer`]).
     pub(super) fn watch(&mut self, l: LinkId) {
         let mark = self.link_mark(l);
         mark.watched = true;
