@@ -72,6 +72,10 @@ pub struct Engine {
     pub flows: Flows,
     model: FlowModel,
     allocation: Allocation,
+    /// The allocation is kept by the kinetic walk ([`kinetic`]): a key order
+    /// whose rates change at every arrival and completion (a stepped model
+    /// sees those only at its next tick, and is walked afresh there).
+    kinetic_walk: bool,
     early_termination: bool,
     capacity: Vec<f64>,
     /// Active flows on each link, and each (flow, hop)'s index in that list
@@ -116,6 +120,7 @@ impl Engine {
     pub fn new(topo: &Topology, flows: Flows, model: FlowModel, watched_links: &[LinkId]) -> Engine {
         let (n, l) = (flows.len(), topo.links.len());
         let allocation = model.allocation();
+        let kinetic_walk = allocation.is_kinetic() && !model.stepped();
         let mut ready_order: Vec<u32> = (0..n as u32).collect();
         ready_order.sort_by_key(|&f| (flows.ready_at[f as usize], f));
         let slot = vec![0; flows.hops()];
@@ -132,6 +137,7 @@ impl Engine {
         };
         Engine {
             allocation,
+            kinetic_walk,
             early_termination: model.early_termination(),
             model,
             capacity,
@@ -163,7 +169,7 @@ impl Engine {
             dropped: Vec::new(),
             // Per-flow scratch only for the allocation that uses it (a
             // hundred million flows' worth must fit in a few GB).
-            kinetic: if allocation.is_kinetic() { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
+            kinetic: if kinetic_walk { kinetic::Kinetic::new(l, n, flows.hops()) } else { kinetic::Kinetic::new(l, 0, 0) },
             sweep,
             verify: false,
             flows,
@@ -417,8 +423,8 @@ impl Engine {
                 self.fair_sweep(seeds);
                 true
             }
-            Allocation::Ordered(kind) if self.allocation.is_kinetic() => {
-                self.ordered_incremental(kind, seeds, full);
+            Allocation::Ordered(kind) if self.kinetic_walk => {
+                self.ordered_incremental(kind, seeds);
                 true
             }
             _ => {

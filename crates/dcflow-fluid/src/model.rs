@@ -39,7 +39,11 @@ impl Allocation {
     /// Kept incrementally by the kinetic walk (per-flow keys whose order
     /// per link changes only when two keys cross).
     pub fn is_kinetic(self) -> bool {
-        matches!(self, Allocation::Ordered(Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo))
+        match self {
+            Allocation::Ordered(Order::Srpt | Order::Sjf | Order::Edf | Order::Fifo) => true,
+            Allocation::Ordered(Order::Pdq(keys)) => keys.kinetic(),
+            _ => false,
+        }
     }
 }
 

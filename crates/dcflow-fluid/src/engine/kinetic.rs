@@ -149,7 +149,14 @@ impl Engine {
     /// The key the full walk sorts by ([`priority::order`]), at `now`.
     fn key(&self, kind: Order, f: u32) -> Key {
         let flows = &self.flows;
-        let time_left = flows.remaining_at(f, self.now) / flows.bottleneck[f as usize];
+        let remaining = flows.remaining_at(f, self.now);
+        if let Order::Pdq(keys) = kind {
+            // Integers below 2^53 (deadlines and T_S under 2.5 hours) are
+            // exact as floats; the id breaks ties, as in PDQ's comparator.
+            let (first, crit, _) = keys.key_with(flows, f, self.now, remaining);
+            return Key(first as f64, crit as f64);
+        }
+        let time_left = remaining / flows.bottleneck[f as usize];
         match kind {
             Order::Srpt => Key(time_left, 0.0),
             Order::Sjf => Key(flows.work[f as usize] / flows.bottleneck[f as usize], 0.0),
@@ -159,9 +166,12 @@ impl Engine {
     }
 
     /// Recompute the rates an event can change (`seeds`: the flows that
-    /// arrived or left; `full`: every flow) into `new_rate` for the flows
-    /// whose rate changed, listed in `component`.
-    pub(super) fn ordered_incremental(&mut self, kind: Order, seeds: &[u32], full: bool) {
+    /// arrived or left) into `new_rate` for the flows whose rate changed,
+    /// listed in `component`. A model tick (PDQ's keys drift, so its model
+    /// sorts afresh every `equilibrium_interval`) needs nothing more: the
+    /// links whose order can have changed are re-sorted here as at any
+    /// event, and a fresh sort of the others would find them in order.
+    pub(super) fn ordered_incremental(&mut self, kind: Order, seeds: &[u32]) {
         let k = &mut self.kinetic;
         k.stamp = k.stamp.wrapping_add(1);
         k.recertify.clear();
@@ -179,14 +189,6 @@ impl Engine {
                 self.enlist(kind, f);
             }
         }
-        if full {
-            for l in 0..self.kinetic.lists.len() {
-                for i in 0..self.kinetic.lists[l].len() {
-                    let g = self.kinetic.lists[l][i].flow;
-                    self.mark(kind, g);
-                }
-            }
-        }
         self.settle(kind);
         while let Some(Reverse((_, _, f))) = self.kinetic.dirty.pop() {
             self.counters.walked += 1;
@@ -195,7 +197,7 @@ impl Engine {
                 continue;
             }
             self.kinetic.state[f as usize].rate = r;
-            let fall = r / self.flows.bottleneck[f as usize];
+            let fall = self.fall(kind, f, r);
             self.new_rate[f as usize] = r;
             self.component.push(f);
             for k in self.flows.path_range(f) {
@@ -211,6 +213,15 @@ impl Engine {
         for i in 0..self.kinetic.recertify.len() {
             let l = self.kinetic.recertify[i];
             self.certify_link(kind, l);
+        }
+    }
+
+    /// How fast f's key falls per second at rate `r`: its time left (srpt),
+    /// its T_S (PDQ); the other keys do not fall.
+    fn fall(&self, kind: Order, f: u32, r: f64) -> f64 {
+        match kind {
+            Order::Pdq(keys) => r * keys.fall_per_bps(&self.flows, f),
+            _ => r / self.flows.bottleneck[f as usize],
         }
     }
 
@@ -376,7 +387,12 @@ impl Engine {
     /// Schedule `l`'s next check: the earliest time a flow of `l` can pass
     /// the one before it, under the rates just computed. Keys are linear
     /// between events; the time is rounded down (and taken a hair early),
-    /// so a check is never late; an early one re-sorts nothing.
+    /// so a check is never late; an early one re-sorts nothing. PDQ's T_S
+    /// is linear but for its rounding to whole bytes and picoseconds
+    /// ([`crate::pdq::PdqKeys::rounding`]): a pair is checked as if its gap
+    /// were smaller by twice the rounding of each key, and a pair within
+    /// that of each other is checked at the next event even when it does
+    /// not close (two keys on parallel lines can round to the same value).
     fn certify_link(&mut self, kind: Order, l: LinkId) {
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
@@ -388,21 +404,32 @@ impl Engine {
                 continue;
             }
             let closing = b.fall - a.fall;
-            if closing.is_nan() || closing <= 0.0 {
+            let rounded = matches!(kind, Order::Pdq(_));
+            if closing.is_nan() || (closing <= 0.0 && !rounded) {
                 continue;
             }
-            // Keys only for the pairs that close: most flows wait at rate 0.
+            // Keys only for the pairs that can meet: most flows wait at rate 0.
             let (ka, kb) = (self.key(kind, a.flow), self.key(kind, b.flow));
-            // The component of the key that drifts between a and b, if any.
+            // The component of the key that drifts between a and b, if any,
+            // and the least gap between their lines that keeps them apart.
             let drift = match kind {
-                Order::Srpt => Some((ka.0, kb.0)),
-                Order::Edf if ka.0 == kb.0 => Some((ka.1, kb.1)),
+                Order::Srpt => Some((ka.0, kb.0, 1e-12 * (ka.0.abs() + kb.0.abs()))),
+                Order::Edf if ka.0 == kb.0 => Some((ka.1, kb.1, 1e-12 * (ka.1.abs() + kb.1.abs()))),
+                Order::Pdq(keys) if ka.0 == kb.0 => {
+                    Some((ka.1, kb.1, 2.0 * (keys.rounding(&self.flows, a.flow) + keys.rounding(&self.flows, b.flow))))
+                }
                 _ => None,
             };
-            let Some((xa, xb)) = drift else { continue };
-            let gap = ((xb - xa) - 1e-12 * (xa.abs() + xb.abs())).max(0.0);
-            // Rounded down: `as` truncates, and the quotient is not negative.
-            let ps = (gap / closing * 1e12).min(1e18) as u64;
+            let Some((xa, xb, margin)) = drift else { continue };
+            let gap = (xb - xa) - margin;
+            let ps = if gap <= 0.0 {
+                0
+            } else if closing > 0.0 {
+                // Rounded down: `as` truncates, and the quotient is not negative.
+                (gap / closing * 1e12).min(1e18) as u64
+            } else {
+                continue;
+            };
             let at = Time(self.now.0 + ps.max(1));
             earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
         }
