@@ -2,7 +2,8 @@
 //! on arrivals, completions, terminations and model ticks. Max-min fair
 //! rates are recomputed by a level sweep over the links whose fill level
 //! the event can change ([`sweep`]); the key orders
-//! (srpt, sjf, edf, fifo) keep each link's order kinetically and re-walk
+//! (srpt, sjf, edf, fifo, PDQ's size and random keys) keep each link's order
+//! kinetically and re-walk
 //! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
 //! scratch over the connected component of links and active flows that the
 //! event touches (flows elsewhere cannot change rate under any of the

@@ -1,6 +1,7 @@
 //! Incremental greedy walk (PDQ §3) for the per-flow key disciplines (srpt,
-//! sjf, edf, fifo): per-link priority orders kept sorted kinetically, and
-//! rates recomputed only for the flows an event can affect.
+//! sjf, edf, fifo, and flow-level PDQ with size or random keys): per-link
+//! priority orders kept sorted kinetically, and rates recomputed only for
+//! the flows an event can affect.
 //!
 //! Why it is exact. Walking every active flow in priority order (key, id)
 //! gives flow f the rate
@@ -30,7 +31,8 @@
 //! order (every deadline left shrinks by the same amount) and only flows
 //! with equal deadlines (or none) compare by their time left; srpt compares
 //! by time left, T_f = remaining_f / R_f^max, which falls at rate r_f / R^max
-//! between events. A lower-priority flow with a faster fall (its
+//! between events (PDQ's T_S likewise among equal deadlines, but for its
+//! rounding: [`Engine::certify_link`]). A lower-priority flow with a faster fall (its
 //! predecessor on this link is limited elsewhere) overtakes. The keys are
 //! linear in time between events, so for each link the earliest time any
 //! adjacent pair can swap is known ([`Engine::certify_link`]); links whose
@@ -114,8 +116,8 @@ struct Listed {
     hop: u32,
     rate: f64,
     residual: f64,
-    /// How fast its time left falls (rate / bottleneck rate), for the
-    /// crossing checks: kept here, they read no per-flow array.
+    /// How fast its key falls ([`Engine::fall`]), for the crossing
+    /// checks: kept here, they read no per-flow array.
     fall: f64,
 }
 
