@@ -1,6 +1,7 @@
 //! The fluid event loop. Rates are constant between events and recomputed
 //! on arrivals, completions, terminations and model ticks. Max-min fair
-//! rates are recomputed by a level sweep over the links whose fill level
+//! rates (`fair`, `rcp`, and `reservation`'s shares of what reservations
+//! leave) are recomputed by a level sweep over the links whose fill level
 //! the event can change ([`sweep`]); the key orders
 //! (srpt, sjf, edf, fifo, PDQ's size and random keys) keep each link's order
 //! kinetically and re-walk
@@ -21,6 +22,7 @@ use crate::priority;
 use crate::agenda::{Agenda, Timers};
 
 mod kinetic;
+mod reserve;
 mod sweep;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Dur, LinkId, Time};
@@ -130,7 +132,7 @@ impl Engine {
             watched[w as usize] = true;
         }
         let capacity: Vec<f64> = topo.links.iter().map(|k| k.rate.as_bps_f64()).collect();
-        let sweep = if allocation == Allocation::Fair {
+        let sweep = if allocation.sweeps() {
             let longest = (0..n as u32).map(|f| flows.path(f).len()).max().unwrap_or(0);
             sweep::Sweep::new(&capacity, n, longest)
         } else {
@@ -295,27 +297,11 @@ impl Engine {
             self.slot[k] = self.link_flows[l as usize].len() as u32;
             self.link_flows[l as usize].push(f);
         }
-        if self.allocation == Allocation::Fair {
+        if self.allocation.sweeps() {
             self.sweep.admit(f, self.flows.path(f));
         }
         if self.allocation == (Allocation::Reserve { rerequest: false }) {
             self.reserve_at_arrival(f);
-        }
-    }
-
-    /// D3 §3's idealized reservation: at arrival a deadline flow reserves
-    /// r = s/d if every link on its path still has r unreserved.
-    fn reserve_at_arrival(&mut self, f: u32) {
-        let i = f as usize;
-        let Some(deadline) = self.flows.deadline[i] else { return };
-        let left = (deadline.0.saturating_sub(self.now.0)) as f64 * 1e-12;
-        let r = self.flows.work[i] / left;
-        let path = self.flows.path(f);
-        if left > 0.0 && r <= self.flows.line_rate[i] && path.iter().all(|&l| self.capacity[l as usize] - self.link_reserved[l as usize] >= r * (1.0 - 1e-12)) {
-            self.reserved[i] = r;
-            for &l in path {
-                self.link_reserved[l as usize] += r;
-            }
         }
     }
 
@@ -343,13 +329,18 @@ impl Engine {
                 let h = self.flows.path_range(moved).find(|&h| self.flows.link_at(h) as usize == l).expect("on this link");
                 self.slot[h] = at as u32;
             }
-            if self.allocation == Allocation::Fair {
+            if self.allocation.sweeps() {
                 self.sweep.leave_link(l as LinkId, at);
             }
-            self.link_reserved[l] -= self.reserved[i];
+            if self.reserved[i] != 0.0 {
+                self.link_reserved[l] -= self.reserved[i];
+                if self.allocation.sweeps() {
+                    self.unreserved(l as LinkId);
+                }
+            }
         }
         self.reserved[i] = 0.0;
-        if self.allocation == Allocation::Fair {
+        if self.allocation.sweeps() {
             self.sweep.dismiss(f);
         }
     }
@@ -420,8 +411,15 @@ impl Engine {
         self.counters.active_peak = self.counters.active_peak.max(self.active as u64);
         self.dropped.clear();
         let incremental = match self.allocation {
-            Allocation::Fair if !full => {
+            Allocation::Fair | Allocation::Reserve { rerequest: false } if !full => {
                 self.fair_sweep(seeds);
+                // The sweep shared what the reservations leave (D3 §3):
+                // each flow gets its share plus its reservation. (A flow's
+                // cap, line rate less its reservation, never binds: its
+                // access link, at line rate, has at most that left.)
+                for &f in &self.component {
+                    self.new_rate[f as usize] += self.reserved[f as usize];
+                }
                 true
             }
             Allocation::Ordered(kind) if self.kinetic_walk => {
@@ -526,32 +524,6 @@ impl Engine {
         );
     }
 
-    /// D3 §4.2-4.3: in arrival order, each deadline flow asks for
-    /// r = remaining / time left and gets it where every link on its path
-    /// still has r unallocated; the others reserve nothing this round.
-    fn rerequest_reservations(&mut self) {
-        let mut by_arrival = self.component.clone();
-        by_arrival.sort_unstable();
-        for &f in &by_arrival {
-            let i = f as usize;
-            for &l in self.flows.path(f) {
-                self.link_reserved[l as usize] -= self.reserved[i];
-            }
-            self.reserved[i] = 0.0;
-            let Some(deadline) = self.flows.deadline[i] else { continue };
-            let left = deadline.0 as f64 * 1e-12 - self.now.as_secs_f64();
-            let want = if left > 0.0 { self.flows.remaining[i] / left } else { f64::INFINITY };
-            let r = want.min(self.flows.line_rate[i]);
-            let path = self.flows.path(f);
-            if path.iter().all(|&l| self.capacity[l as usize] - self.link_reserved[l as usize] >= r) {
-                self.reserved[i] = r;
-                for &l in path {
-                    self.link_reserved[l as usize] += r;
-                }
-            }
-        }
-    }
-
     /// Install the recomputed rate of `f`; schedule its completion and, under
     /// early termination, the moment it becomes hopeless.
     fn apply_rate(&mut self, f: u32, hopeless: &mut Vec<u32>) {
@@ -564,8 +536,9 @@ impl Engine {
         self.flows.advance(f, self.now);
         self.set_meter(f, r);
         self.flows.rate[i] = r;
-        if self.allocation == Allocation::Fair {
-            self.sweep.set_rate(f, self.flows.path(f), r);
+        if self.allocation.sweeps() {
+            // The sweep keeps the share, without the reservation.
+            self.sweep.set_rate(f, self.flows.path(f), r - self.reserved[i]);
         }
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];

@@ -144,7 +144,15 @@ mod incremental_tests {
         let (mut released, mut redone, mut crossings) = (0, 0, 0);
         for (t, topology) in TOPOLOGIES.iter().enumerate() {
             for seed in 1..=3u64 {
-                for (protocol, deadline) in [("fair", false), ("srpt", false), ("sjf", false), ("fifo", false), ("edf", true), ("edf", false)] {
+                for (protocol, deadline) in [
+                    ("fair", false),
+                    ("reservation", true),
+                    ("srpt", false),
+                    ("sjf", false),
+                    ("fifo", false),
+                    ("edf", true),
+                    ("edf", false),
+                ] {
                     let load = [0.5, 0.8, 0.95][seed as usize - 1];
                     let s = scenario(topology, &format!("{protocol:?}"), 400, load, seed + 10 * t as u64, deadline);
                     let (out, c) = run_with(&s, true).unwrap();

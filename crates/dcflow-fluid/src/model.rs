@@ -36,6 +36,12 @@ pub enum Allocation {
 }
 
 impl Allocation {
+    /// Kept by the level sweep: max-min fair rates (`reservation` shares
+    /// max-min what its fixed reservations leave; see [`crate::engine`]).
+    pub fn sweeps(self) -> bool {
+        matches!(self, Allocation::Fair | Allocation::Reserve { rerequest: false })
+    }
+
     /// Kept incrementally by the kinetic walk (per-flow keys whose order
     /// per link changes only when two keys cross).
     pub fn is_kinetic(self) -> bool {

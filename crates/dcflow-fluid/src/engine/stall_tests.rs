@@ -27,7 +27,10 @@ fn flows_without_rate_stall_the_run() {
         let flows = Flows::new(&topo, &Routes::new(&topo, s.topology.routing, s.seed), specs, s.seed, &model);
         let ready = flows.ready_at[0];
         let mut engine = Engine::new(&topo, flows, model, &[]);
-        engine.capacity[topo.bottleneck() as usize] = 0.0;
+        let l = topo.bottleneck();
+        engine.capacity[l as usize] = 0.0;
+        // The level sweep (rcp) shares its own copy.
+        engine.sweep.set_capacity(l, 0.0);
         let end = engine.run(None, s.stall_interval());
         assert_eq!(end.status, RunStatus::Stalled, "{protocol}");
         // The flow's activation, after its handshake, was the last progress.

@@ -142,6 +142,8 @@ pub(super) struct Sweep {
     /// Each link's fill level under the installed rates, kept across sweeps
     /// and forgotten when the link's flows or their rates change.
     level: Vec<Option<f64>>,
+    /// The capacity the sweep shares on each link (what reservations leave).
+    capacity: Vec<f64>,
     /// Each link's installed load; the event being swept; whether the sweep
     /// overfilled a link it left out (see [`roomy`]).
     load: Vec<roomy::Load>,
@@ -172,6 +174,7 @@ impl Sweep {
             seed_links: Vec::new(),
             level: vec![None; links],
             load: capacity.iter().map(|&c| roomy::Load::new(c)).collect(),
+            capacity: capacity.to_vec(),
             overfilled: false,
             event: 0,
         }
@@ -220,6 +223,15 @@ impl Sweep {
             self.account(l, rate, 1);
         }
         self.forget_levels(path);
+    }
+
+    /// Link `l` now shares `capacity` (a reservation on it began or ended:
+    /// only at an event of a flow crossing it, so it is one of the event's
+    /// links, dirty from the start of the sweep).
+    pub(super) fn set_capacity(&mut self, l: LinkId, capacity: f64) {
+        self.capacity[l as usize] = capacity;
+        self.load[l as usize].set_capacity(capacity);
+        self.level[l as usize] = None;
     }
 
     /// Drop what a sweep stopped half way left pending.
@@ -369,7 +381,7 @@ impl Engine {
             load += r;
             max = max.max(r);
         }
-        let level = if load >= self.capacity[l as usize] * (1.0 - 1e-11) { max } else { f64::INFINITY };
+        let level = if load >= self.sweep.capacity[l as usize] * (1.0 - 1e-11) { max } else { f64::INFINITY };
         self.sweep.level[l as usize] = Some(level);
         level
     }
@@ -490,7 +502,7 @@ impl Engine {
     fn evaluate(&mut self, l: LinkId, t: f64) {
         self.counters.water_fills += 1;
         let (stamp, marks) = (self.sweep.stamp, &self.sweep.members);
-        let mut rest = self.capacity[l as usize];
+        let mut rest = self.sweep.capacity[l as usize];
         // The unfrozen flows' caps in increasing order, each inserted in
         // place as it is read (a link carries a few flows).
         let caps = &mut self.sweep.caps;

@@ -61,8 +61,15 @@ pub(super) struct Load {
 
 impl Load {
     pub(super) fn new(capacity: f64) -> Load {
-        let roomy_up_to = if capacity < FIXED_MAX_CAPACITY { fixed(capacity * ROOMY) } else { -1 };
-        Load { installed: 0, roomy_up_to, full_at: capacity * (1.0 - WATCH_MARGIN) / (1.0 + 1e-10), unrated: 0, kept_in: 0 }
+        let mut load = Load { installed: 0, roomy_up_to: -1, full_at: 0.0, unrated: 0, kept_in: 0 };
+        load.set_capacity(capacity);
+        load
+    }
+
+    /// The link's capacity is now `capacity` (its flows and their rates are the same).
+    pub(super) fn set_capacity(&mut self, capacity: f64) {
+        self.roomy_up_to = if capacity < FIXED_MAX_CAPACITY { fixed(capacity * ROOMY) } else { -1 };
+        self.full_at = capacity * (1.0 - WATCH_MARGIN) / (1.0 + 1e-10);
     }
 }
 

@@ -61,7 +61,7 @@ impl Engine {
                 }
             }
         }
-        let capacity = self.capacity[l as usize];
+        let capacity = self.sweep.capacity[l as usize];
         // Negated so that an infinite cap or a flow with no rate yet (NaN) counts as reaching it.
         if !(demand < capacity * (1.0 - WATCH_MARGIN)) {
             let share = (capacity - frozen) / unfrozen as f64 * (1.0 - WATCH_MARGIN);
