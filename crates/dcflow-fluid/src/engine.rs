@@ -413,12 +413,15 @@ impl Engine {
         let incremental = match self.allocation {
             Allocation::Fair | Allocation::Reserve { rerequest: false } if !full => {
                 self.fair_sweep(seeds);
-                // The sweep shared what the reservations leave (D3 §3):
-                // each flow gets its share plus its reservation. (A flow's
-                // cap, line rate less its reservation, never binds: its
-                // access link, at line rate, has at most that left.)
-                for &f in &self.component {
-                    self.new_rate[f as usize] += self.reserved[f as usize];
+                if self.allocation != Allocation::Fair {
+                    // The sweep shared what the reservations leave (D3 §3):
+                    // each flow gets its share plus its reservation. (A
+                    // flow's cap, line rate less its reservation, never
+                    // binds: its access link, at line rate, has at most
+                    // that left.)
+                    for &f in &self.component {
+                        self.new_rate[f as usize] += self.reserved[f as usize];
+                    }
                 }
                 true
             }
@@ -538,7 +541,8 @@ impl Engine {
         self.flows.rate[i] = r;
         if self.allocation.sweeps() {
             // The sweep keeps the share, without the reservation.
-            self.sweep.set_rate(f, self.flows.path(f), r - self.reserved[i]);
+            let share = if self.allocation == Allocation::Fair { r } else { r - self.reserved[i] };
+            self.sweep.set_rate(f, self.flows.path(f), share);
         }
         self.flows.generation[i] = self.flows.generation[i].wrapping_add(1);
         let g = self.flows.generation[i];
