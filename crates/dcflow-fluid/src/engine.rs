@@ -3,7 +3,7 @@
 //! rates (`fair`, `rcp`, and `reservation`'s shares of what reservations
 //! leave) are recomputed by a level sweep over the links whose fill level
 //! the event can change ([`sweep`]); the key orders
-//! (srpt, sjf, edf, fifo, PDQ's size and random keys) keep each link's order
+//! (srpt, sjf, edf, fifo, PDQ's keys without aging) keep each link's order
 //! kinetically and re-walk
 //! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
 //! scratch over the connected component of links and active flows that the

@@ -62,11 +62,33 @@ impl PdqKeys {
 
     /// Whether the keys' order can be kept kinetically, link by link
     /// (`crate::engine`'s kinetic walk): T_S falls linearly between events
-    /// but for its rounding to whole bytes and picoseconds, and random keys
-    /// are fixed; estimates step up and aging decays exponentially, so those
-    /// are sorted afresh at every event.
+    /// but for its rounding to whole bytes and picoseconds, random keys are
+    /// fixed, and an estimate steps up at a time known in advance; aging
+    /// decays exponentially, so aged keys are sorted afresh at every event.
     pub fn kinetic(&self) -> bool {
-        self.aging_alpha <= 0.0 && self.criticality != Criticality::Estimate
+        self.aging_alpha <= 0.0
+    }
+
+    /// Whether the keys step (size estimation) rather than fall.
+    pub fn steps(&self) -> bool {
+        self.criticality == Criticality::Estimate
+    }
+
+    /// Seconds until flow `f`'s estimate steps up, sending at `rate` with
+    /// `remaining` wire work left (`None`: it finishes first): when the
+    /// payload sent, `size - round(size × remaining / work)`, reaches the
+    /// next multiple of `estimate_step` (see [`base_key`]).
+    pub fn until_step(&self, flows: &Flows, f: u32, remaining: f64, rate: f64) -> Option<f64> {
+        let i = f as usize;
+        let size = flows.specs[i].size.0;
+        let sent = size.saturating_sub((size as f64 * remaining / flows.work[i]).round() as u64);
+        let next = (sent / self.estimate_step + 1) * self.estimate_step;
+        if next > size || rate <= 0.0 {
+            return None;
+        }
+        // round(y) <= size - next exactly when y < size - next + 1/2.
+        let below = ((size - next) as f64 + 0.5) * flows.work[i] / size as f64;
+        Some(((remaining - below) / rate).max(0.0))
     }
 
     /// How fast flow `f`'s key falls per second per b/s of its rate: T_S in
@@ -174,11 +196,17 @@ mod tests {
     /// event although T_S is rounded to whole bytes and picoseconds: flows
     /// whose sizes differ by a byte or two keep keys within rounding of
     /// each other, and two keys falling side by side can round to the same
-    /// value, where the flow id decides. The engine checks its rates
-    /// against a from-scratch walk in key order at every event.
+    /// value, where the flow id decides. Estimates of such flows step up
+    /// at nearly the same instants. The engine checks its rates against a
+    /// from-scratch walk in key order at every event.
     #[test]
     fn kinetic_order_survives_keys_within_rounding_of_each_other() {
-        for (seed, protocol) in [(5, ""), (6, "comparator = \"sjf\""), (7, "criticality = \"random\"")] {
+        for (seed, protocol) in [
+            (5, ""),
+            (6, "comparator = \"sjf\""),
+            (7, "criticality = \"random\""),
+            (8, "criticality = \"estimate\"\nestimate_step = \"20KB\""),
+        ] {
             let toml = format!(
                 "engine = \"fluid\"\nseed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\n\
                  [protocol]\nname = \"pdq\"\n{protocol}\n[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\n\

@@ -1,5 +1,5 @@
 //! Incremental greedy walk (PDQ §3) for the per-flow key disciplines (srpt,
-//! sjf, edf, fifo, and flow-level PDQ with size or random keys): per-link
+//! sjf, edf, fifo, and flow-level PDQ without aging): per-link
 //! priority orders kept sorted kinetically, and rates recomputed only for
 //! the flows an event can affect.
 //!
@@ -32,7 +32,9 @@
 //! with equal deadlines (or none) compare by their time left; srpt compares
 //! by time left, T_f = remaining_f / R_f^max, which falls at rate r_f / R^max
 //! between events (PDQ's T_S likewise among equal deadlines, but for its
-//! rounding: [`Engine::certify_link`]). A lower-priority flow with a faster fall (its
+//! rounding: [`Engine::certify_link`]; PDQ's size estimates step up at
+//! times known in advance: [`Engine::certify_steps`]). A lower-priority
+//! flow with a faster fall (its
 //! predecessor on this link is limited elsewhere) overtakes. The keys are
 //! linear in time between events, so for each link the earliest time any
 //! adjacent pair can swap is known ([`Engine::certify_link`]); links whose
@@ -396,6 +398,11 @@ impl Engine {
     /// that of each other is checked at the next event even when it does
     /// not close (two keys on parallel lines can round to the same value).
     fn certify_link(&mut self, kind: Order, l: LinkId) {
+        if let Order::Pdq(keys) = kind {
+            if keys.steps() {
+                return self.certify_steps(keys, l);
+            }
+        }
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
         let mut prev: Option<Listed> = None;
@@ -433,6 +440,22 @@ impl Engine {
                 continue;
             };
             let at = Time(self.now.0 + ps.max(1));
+            earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
+        }
+        self.kinetic.checks.set(l, earliest);
+    }
+
+    /// [`Engine::certify_link`] for PDQ's size estimation: a key changes
+    /// only when its flow's estimate steps up, at a time known from its
+    /// rate, so `l` is checked when the first of its sending flows steps
+    /// (taken a hair early and rounded down: never late).
+    fn certify_steps(&mut self, keys: crate::pdq::PdqKeys, l: LinkId) {
+        let mut earliest: Option<Time> = None;
+        for b in &self.kinetic.lists[l as usize] {
+            let remaining = self.flows.remaining_at(b.flow, self.now);
+            let Some(secs) = keys.until_step(&self.flows, b.flow, remaining, b.rate) else { continue };
+            let ps = (secs * (1.0 - 1e-9) * 1e12).min(1e18) as u64;
+            let at = Time(self.now.0 + ps.saturating_sub(1).max(1));
             earliest = Some(earliest.map_or(at, |e: Time| e.min(at)));
         }
         self.kinetic.checks.set(l, earliest);
