@@ -170,6 +170,17 @@ mod tests {
     use super::*;
     use dcflow_scenario::Scenario;
 
+    /// Flow-level PDQ (`protocol`: more `[protocol]` keys) on a k = 4
+    /// fat-tree under Poisson all-to-all load 0.9, `flows` flows of `workload`.
+    fn fat_tree(seed: u64, protocol: &str, flows: u32, workload: &str) -> Scenario {
+        let toml = format!(
+            "engine = \"fluid\"\nseed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\n\
+             [protocol]\nname = \"pdq\"\n{protocol}\n[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\n\
+             load = 0.9\nflows = {flows}\n{workload}\n"
+        );
+        Scenario::from_toml(&toml).unwrap()
+    }
+
     /// The engine's rates against a from-scratch recomputation in PDQ's key
     /// order at every event (the engine asserts equal rates), for every criticality, with aging, deadlines and
     /// Early Termination, on a fat-tree under Poisson all-to-all load.
@@ -181,13 +192,9 @@ mod tests {
             (3, "criticality = \"random\"\naging_alpha = 50.0"),
             (4, "variant = \"basic\"\ncomparator = \"sjf\""),
         ] {
-            let toml = format!(
-                "engine = \"fluid\"\nseed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\n\
-                 [protocol]\nname = \"pdq\"\n{protocol}\n[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\n\
-                 load = 0.9\nflows = 200\nsize = {{ dist = \"cdf\", name = \"web_search\" }}\n\
-                 deadline = {{ dist = \"exponential\", mean = \"5ms\", min = \"500us\" }}\n"
-            );
-            let (out, _) = crate::run_with(&Scenario::from_toml(&toml).unwrap(), true).unwrap();
+            let workload = "size = { dist = \"cdf\", name = \"web_search\" }\n\
+                            deadline = { dist = \"exponential\", mean = \"5ms\", min = \"500us\" }";
+            let (out, _) = crate::run_with(&fat_tree(seed, protocol, 200, workload), true).unwrap();
             assert_eq!(out.summary.flows_completed + out.summary.flows_terminated, 200, "{protocol}");
         }
     }
@@ -207,12 +214,7 @@ mod tests {
             (7, "criticality = \"random\""),
             (8, "criticality = \"estimate\"\nestimate_step = \"20KB\""),
         ] {
-            let toml = format!(
-                "engine = \"fluid\"\nseed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\n\
-                 [protocol]\nname = \"pdq\"\n{protocol}\n[workload]\npattern = \"all_to_all\"\narrival = \"poisson\"\n\
-                 load = 0.9\nflows = 400\nsize = {{ dist = \"uniform\", min = \"100000B\", max = \"100002B\" }}\n"
-            );
-            let scenario = Scenario::from_toml(&toml).unwrap();
+            let scenario = fat_tree(seed, protocol, 400, "size = { dist = \"uniform\", min = \"100000B\", max = \"100002B\" }");
             assert!(crate::model::FlowModel::from_scenario(&scenario).unwrap().allocation().is_kinetic(), "{protocol}");
             let (out, _) = crate::run_with(&scenario, true).unwrap();
             assert_eq!(out.summary.flows_completed, 400, "{protocol}");
