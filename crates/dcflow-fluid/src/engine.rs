@@ -2,15 +2,16 @@
 //! on arrivals, completions, terminations and model ticks. Max-min fair
 //! rates (`fair`, `rcp`, and `reservation`'s shares of what reservations
 //! leave) are recomputed by a level sweep over the links whose fill level
-//! the event can change ([`sweep`]); the key orders
-//! (srpt, sjf, edf, fifo, PDQ's keys without aging) keep each link's order
-//! kinetically and re-walk
-//! only the flows an event can affect ([`kinetic`]); the other allocations are recomputed from
-//! scratch over the connected component of links and active flows that the
-//! event touches (flows elsewhere cannot change rate under any of the
-//! allocations, which are all computed link by link). Flows that become ready at the same
-//! instant, and events at the same instant, are handled as one batch with
-//! one recomputation. Each active flow has one pending completion, moved
+//! the event can change ([`sweep`]); the key orders (srpt, sjf, edf, fifo,
+//! PDQ's keys without aging) keep each link's order kinetically and re-walk
+//! only the flows an event can affect ([`kinetic`]); the other allocations
+//! are recomputed from scratch over the connected component of links and
+//! active flows that the event touches (the allocations are computed link
+//! by link, so flows elsewhere keep their rates; with PDQ's aged keys,
+//! which drift, a crossing elsewhere waits for an event that reaches it or
+//! for the next tick). Flows that become ready at the same instant, and
+//! events at the same instant, are handled as one batch with one
+//! recomputation. Each active flow has one pending completion, moved
 //! when its rate changes ([`Timers`]); early terminations are events in a
 //! heap, invalidated lazily by a per-flow generation number.
 
