@@ -27,12 +27,24 @@ pub(crate) fn deadline_left(flows: &Flows, f: u32, now: Time) -> Option<f64> {
     flows.deadline[f as usize].map(|d| (d.0 as f64 - now.0 as f64) * 1e-12)
 }
 
-/// Sort by (deadline left, T_i, id); no deadline sorts last.
+/// `x`'s bits, mapped so that integers order as `f64::total_cmp` orders
+/// the floats: sort keys compared without float comparisons.
+pub(crate) fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// Sort by (deadline left, T_i, id); no deadline sorts last. Each flow's
+/// key is computed once, not at every comparison (it reads per-flow state
+/// scattered over memory).
 fn edf(flows: &Flows, now: Time, set: &mut [u32]) {
-    set.sort_by(|&a, &b| {
-        let da = deadline_left(flows, a, now).unwrap_or(f64::INFINITY);
-        let db = deadline_left(flows, b, now).unwrap_or(f64::INFINITY);
-        da.total_cmp(&db).then(time_left(flows, a).total_cmp(&time_left(flows, b))).then(a.cmp(&b))
+    set.sort_by_cached_key(|&f| {
+        let deadline = deadline_left(flows, f, now).unwrap_or(f64::INFINITY);
+        (total_order_bits(deadline), total_order_bits(time_left(flows, f)), f)
     });
 }
 

@@ -138,15 +138,7 @@ fn before(a: (Key, u32), b: (Key, u32)) -> bool {
 type Queued = Reverse<(u64, u64, u32)>;
 
 fn queued(key: Key, f: u32) -> Queued {
-    fn ordered(x: f64) -> u64 {
-        let b = x.to_bits();
-        if b >> 63 == 1 {
-            !b
-        } else {
-            b | 1 << 63
-        }
-    }
-    Reverse((ordered(key.0), ordered(key.1), f))
+    Reverse((priority::total_order_bits(key.0), priority::total_order_bits(key.1), f))
 }
 
 impl Engine {
