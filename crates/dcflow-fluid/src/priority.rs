@@ -61,7 +61,7 @@ pub fn order(
     arrivals: bool,
 ) {
     let by_key = |set: &mut Vec<u32>, key: &dyn Fn(u32) -> f64| {
-        set.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+        set.sort_by_cached_key(|&f| (total_order_bits(key(f)), f));
     };
     match kind {
         Order::Srpt => by_key(set, &|f| time_left(flows, f)),
