@@ -169,12 +169,17 @@ impl<'a> Tournament<'a> {
     /// `w` (ratio `rw`): never if `o` is the larger flow (its line falls
     /// slower), else where the lines cross, taken early.
     fn certificate(&self, w: u32, o: u32, rw: f64, ro: f64, x: f64) -> f64 {
+        let (fw, fo) = (&self.flows[w as usize], &self.flows[o as usize]);
+        if fw.size == fo.size && fw.arrival == fo.arrival {
+            // One line (flows that arrived together, of one size): the
+            // earlier flow wins at every tRestSize.
+            return f64::NEG_INFINITY;
+        }
         let rounding = 1e-12 * (rw.abs() + ro.abs());
         if !(ro - rw > rounding) {
             // A tie within rounding (or infinite ratios): re-play at every pick.
             return f64::INFINITY;
         }
-        let (fw, fo) = (&self.flows[w as usize], &self.flows[o as usize]);
         let closing = 1.0 / fo.size - 1.0 / fw.size;
         if !(closing > 0.0) {
             return f64::NEG_INFINITY;
