@@ -81,7 +81,7 @@ impl PdqKeys {
     pub fn until_step(&self, flows: &Flows, f: u32, remaining: f64, rate: f64) -> Option<f64> {
         let i = f as usize;
         let size = flows.specs[i].size.0;
-        let sent = size.saturating_sub((size as f64 * remaining / flows.work[i]).round() as u64);
+        let sent = size.saturating_sub(payload_left(flows, f, remaining));
         let next = (sent / self.estimate_step + 1) * self.estimate_step;
         if next > size || rate <= 0.0 {
             return None;
@@ -118,9 +118,7 @@ impl PdqKeys {
     pub fn key_with(&self, flows: &Flows, f: u32, now: Time, remaining: f64) -> (u64, u64, u64) {
         let i = f as usize;
         let spec = &flows.specs[i];
-        // Payload left, in the proportion of wire work left (headers and the
-        // Basic switching gap are spread evenly over the flow).
-        let left = (spec.size.0 as f64 * remaining / flows.work[i]).round() as u64;
+        let left = payload_left(flows, f, remaining);
         let line_bps = flows.line_rate[i] as u64;
         let expected = Rate(line_bps.max(1)).tx_time(Bytes(left));
         let sent = spec.size.0.saturating_sub(left);
@@ -128,6 +126,13 @@ impl PdqKeys {
         let crit = aged(base, self.aging_alpha, now.since(spec.start), self.aging_unit);
         self.comparator.key(flows.deadline[i].unwrap_or(Time::MAX), crit, f as u64)
     }
+}
+
+/// Flow `f`'s payload bytes left with `remaining` wire work left, in the
+/// proportion of its wire work (headers and the Basic switching gap are
+/// spread evenly over the flow): what its T_S and its estimate read.
+fn payload_left(flows: &Flows, f: u32, remaining: f64) -> u64 {
+    (flows.specs[f as usize].size.0 as f64 * remaining / flows.work[f as usize]).round() as u64
 }
 
 /// Sort `set` by criticality at `now` (the order of PDQ §3's greedy walk).

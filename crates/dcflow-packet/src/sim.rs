@@ -227,6 +227,7 @@ impl Sim {
             let popped = self.events.pop_looking_ahead(|ev| match *ev {
                 Event::Arrive { pkt, next } => {
                     prefetch(packets.get(pkt));
+                    // `NO_LINK` is past every port: one bounds check covers both.
                     if let Some(port) = ports.get(next as usize) {
                         prefetch(port);
                     }

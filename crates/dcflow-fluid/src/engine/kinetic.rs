@@ -395,6 +395,8 @@ impl Engine {
                 return self.certify_steps(keys, l);
             }
         }
+        // Rounded keys: a pair that does not close can still meet.
+        let rounded = matches!(kind, Order::Pdq(_));
         let mut earliest: Option<Time> = None;
         let list = &self.kinetic.lists[l as usize];
         let mut prev: Option<Listed> = None;
@@ -405,7 +407,6 @@ impl Engine {
                 continue;
             }
             let closing = b.fall - a.fall;
-            let rounded = matches!(kind, Order::Pdq(_));
             if closing.is_nan() || (closing <= 0.0 && !rounded) {
                 continue;
             }

@@ -21,11 +21,10 @@ impl Engine {
         let path = self.flows.path(f);
         if left > 0.0 && r <= self.flows.line_rate[i] && path.iter().all(|&l| self.capacity[l as usize] - self.link_reserved[l as usize] >= r * (1.0 - 1e-12)) {
             self.reserved[i] = r;
-            for &l in path {
-                self.link_reserved[l as usize] += r;
-            }
             for k in self.flows.path_range(f) {
-                self.unreserved(self.flows.link_at(k));
+                let l = self.flows.link_at(k);
+                self.link_reserved[l as usize] += r;
+                self.unreserved(l);
             }
         }
     }
