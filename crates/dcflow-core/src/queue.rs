@@ -171,10 +171,26 @@ impl<E: Copy> EventQueue<E> {
     /// last event popped (engines never schedule into the past).
     #[inline]
     pub fn push(&mut self, at: Time, event: E) {
-        debug_assert!(at.0 >> self.shift >= self.cur, "event scheduled in the past");
-        let e = Entry { time: at.0, seq: self.next_seq, event };
+        let place = self.take_place();
+        self.push_at_place(at, place, event);
+    }
+
+    /// A place in the order of events that fall on one picosecond, taken
+    /// now for an event scheduled later with [`EventQueue::push_at_place`]:
+    /// it pops among its time's events as if it had been scheduled now.
+    #[inline]
+    pub fn take_place(&mut self) -> u64 {
         self.next_seq += 1;
-        self.place(e);
+        self.next_seq - 1
+    }
+
+    /// Schedule `event` at `at`, in the order of `place` among the events
+    /// at `at` (from [`EventQueue::take_place`], used once).
+    #[inline]
+    pub fn push_at_place(&mut self, at: Time, place: u64, event: E) {
+        debug_assert!(at.0 >> self.shift >= self.cur, "event scheduled in the past");
+        debug_assert!(place < self.next_seq, "a place not taken");
+        self.place(Entry { time: at.0, seq: place, event });
     }
 
     /// The span of absolute bucket `bucket`: spans are the ring's length.
@@ -366,6 +382,21 @@ mod tests {
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['d', 'b', 'a', 'c', 'e']);
         assert_eq!(q.popped(), 5);
+    }
+
+    #[test]
+    fn a_place_taken_early_pops_where_it_was_taken() {
+        let mut q = EventQueue::new();
+        q.push(Time(5), 'a');
+        let early = q.take_place();
+        q.push(Time(5), 'c');
+        q.push(Time(7), 'd');
+        // Scheduled last, at 5: pops between the events scheduled before
+        // and after its place was taken.
+        q.push_at_place(Time(5), early, 'b');
+        q.push(Time(5), 'e');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c', 'e', 'd']);
     }
 
     /// Interleave pushes (never before `now`) and pops as an engine does, with

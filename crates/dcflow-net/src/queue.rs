@@ -173,6 +173,15 @@ impl PortQueue {
         }
     }
 
+    /// The entries of a first-in-first-out queue (drop-tail, ECN), front
+    /// first; `None` for a queue that reorders.
+    pub fn fifo(&self) -> Option<&VecDeque<QEntry>> {
+        match &self.disc {
+            Discipline::DropTail(q) | Discipline::Ecn { q, .. } => Some(q),
+            _ => None,
+        }
+    }
+
     /// Queued bytes.
     pub fn bytes(&self) -> u64 {
         self.bytes

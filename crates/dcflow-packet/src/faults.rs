@@ -30,7 +30,11 @@ impl Sim {
             port.up = false;
             port.epoch += 1;
             port.busy_until = port.busy_until.min(self.now);
+            // A pending `TxDone` is stale now: the next packet queued
+            // after recovery schedules its own.
+            port.tx_scheduled = false;
             port.last_hop_data = None;
+            port.fifo.clear();
             while let Some(e) = self.ports[l as usize].queue.dequeue() {
                 self.drop_by_failure(e.pkt, l);
             }

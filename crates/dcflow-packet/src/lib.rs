@@ -4,6 +4,7 @@
 mod arena;
 mod endpoints;
 mod faults;
+mod fifo;
 mod flows;
 mod hosts;
 mod monitor;
@@ -140,12 +141,18 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     }
     let sent: Vec<(f64, f64)> = measured
         .iter()
-        .map(|&(l, _)| (sim.ports[l as usize].tx_bytes as f64 * 8.0, sim.topo.links[l as usize].rate.as_bps_f64()))
+        .map(|&(l, _)| (sim.tx_bytes_by(l, end.at) as f64 * 8.0, sim.topo.links[l as usize].rate.as_bps_f64()))
         .collect();
     let utilization = dcflow_scenario::utilization(&sent, first_start, end.at);
-    if end.status == RunStatus::Completed {
+    // The hops of packets scheduled ahead count from their start: up to
+    // where the run, or the drain after it, got.
+    let counted_to = if end.status == RunStatus::Completed {
         sim.drain(stop);
-    }
+        stop
+    } else {
+        Some(end.at)
+    };
+    sim.counters.packet_hops = sim.packet_hops_by(counted_to);
     let violations = sim.audit_agents();
     Ok((collect(sim, end, utilization, &measured, wall), violations))
 }

@@ -9,6 +9,7 @@
 //! Endpoints are driven through their sans-IO interface only.
 
 use crate::arena::PacketArena;
+use crate::fifo::Fifo;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
 use crate::paths::PathTable;
@@ -54,10 +55,13 @@ pub struct Port {
     /// none: `has_agent`).
     pub agent: Box<PortAgent>,
     /// The agent does something (is not plain forwarding).
-    has_agent: bool,
+    pub(crate) has_agent: bool,
+    /// How a FIFO port orders its packets' events (`fifo.rs`).
+    pub fifo: Fifo,
     /// The port is serializing until this time.
     pub busy_until: Time,
-    /// A `TxDone` event is pending (always, while the queue is not empty).
+    /// A `TxDone` event is pending (always while the queue is not empty,
+    /// but at a FIFO port scheduling ahead, which has none).
     pub tx_scheduled: bool,
     /// Bytes whose serialization has started.
     pub tx_bytes: u64,
@@ -155,6 +159,7 @@ impl Sim {
                     queue: topo.port_queue(l as LinkId),
                     has_agent: !matches!(agent, PortAgent::Forward),
                     agent: Box::new(agent),
+                    fifo: Fifo::No,
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -214,6 +219,7 @@ impl Sim {
     /// The guard costs one comparison per event: progress moves `stall_at`.
     pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         self.stall = stall;
+        self.plan_fifo_ports();
         let mut poll = Poll::default();
         while self.open_flows > 0 {
             let total = self.flows.len();
@@ -345,6 +351,12 @@ impl Sim {
             self.drop_by_failure(idx, link);
             return;
         }
+        match port.fifo {
+            Fifo::Ahead(_) => return self.enqueue_ahead(link, idx),
+            Fifo::Placed(_) => self.depart_first(link),
+            Fifo::No => {}
+        }
+        let port = &mut self.ports[link as usize];
         // The agent sees the port as the packet found it (taken before the
         // queue acts); most ports run none and skip the reads.
         let agent = agent && port.has_agent;
@@ -353,26 +365,11 @@ impl Sim {
             queue_bytes: port.queue.bytes(),
             tx_bytes: port.tx_bytes,
         });
-        let pkt = self.packets.get_mut(idx);
         // An idle port with an empty queue sends at once: no queue discipline
         // acts on an empty queue (nothing to drop, mark or reorder).
         let send_now = port.queue.is_empty() && port.busy_until <= self.now;
-        if !send_now {
-            let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
-            match port.queue.enqueue(entry) {
-                Verdict::Accepted { mark_ce } => {
-                    if mark_ce && pkt.ecn_capable {
-                        pkt.ecn_ce = true;
-                    }
-                }
-                Verdict::Dropped => {
-                    self.drop_packet(idx, link);
-                    return;
-                }
-                // Only pFabric's queue evicts, and pFabric has no switch
-                // agent: the victim's agent decision needs no undoing.
-                Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt, link),
-            }
+        if !send_now && !self.admit(link, idx) {
+            return;
         }
         let port = &mut self.ports[link as usize];
         if let Some(view) = view {
@@ -385,11 +382,36 @@ impl Sim {
             self.transmit(link, idx);
             return;
         }
+        if let Fifo::Placed(places) = &mut port.fifo {
+            places.push_back(self.events.take_place());
+        }
         if !port.tx_scheduled {
             port.tx_scheduled = true;
             let at = port.busy_until.max(self.now);
             self.events.push(at, Event::TxDone(link));
         }
+    }
+
+    /// The queue of `link` decides on packet `idx`: admitted (and marked
+    /// if the queue says so), or dropped (false).
+    pub(crate) fn admit(&mut self, link: LinkId, idx: u32) -> bool {
+        let pkt = self.packets.get_mut(idx);
+        let entry = QEntry { pkt: idx, wire: pkt.wire, prio: pkt.prio, flow: pkt.flow };
+        match self.ports[link as usize].queue.enqueue(entry) {
+            Verdict::Accepted { mark_ce } => {
+                if mark_ce && pkt.ecn_capable {
+                    pkt.ecn_ce = true;
+                }
+            }
+            Verdict::Dropped => {
+                self.drop_packet(idx, link);
+                return false;
+            }
+            // Only pFabric's queue evicts, and pFabric has no switch
+            // agent: the victim's agent decision needs no undoing.
+            Verdict::AcceptedEvicting(victim) => self.drop_packet(victim.pkt, link),
+        }
+        true
     }
 
     /// A reverse packet entering a node also passes the node's port its
@@ -422,13 +444,21 @@ impl Sim {
     /// is scheduled at once (serialization + propagation + processing), so a
     /// hop costs one event, plus a `TxDone` only when a backlog waits behind it.
     fn transmit(&mut self, link: LinkId, idx: u32) {
+        self.transmit_at(link, idx, self.now, None);
+    }
+
+    /// [`Sim::transmit`] from `start` on (later than now at a FIFO port
+    /// scheduling ahead), its arrival at `place` in the event order if the
+    /// port took one when it admitted the packet (`fifo.rs`).
+    #[inline(always)]
+    pub(crate) fn transmit_at(&mut self, link: LinkId, idx: u32, start: Time, place: Option<u64>) {
         let port = &mut self.ports[link as usize];
         let wire = self.packets.get(idx).wire as u64;
         let serialization = match port.ps_per_byte {
             Some(ps) => Dur(wire * ps),
             None => self.topo.links[link as usize].rate.tx_time(Bytes(wire)),
         };
-        let done = self.now + serialization;
+        let done = start + serialization;
         port.busy_until = done;
         port.tx_bytes += wire;
         // The departure hook (MERP's RateAdj runs as a packet leaves).
@@ -463,14 +493,25 @@ impl Sim {
         let port = &self.ports[link as usize];
         // No processing at the destination (see flows::hop_delay).
         let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
-        self.events.push(done + delay, Event::Arrive { pkt: idx, next });
+        let arrive = Event::Arrive { pkt: idx, next };
+        match place {
+            Some(place) => self.events.push_at_place(done + delay, place, arrive),
+            None => self.events.push(done + delay, arrive),
+        }
     }
 
-    fn tx_done(&mut self, link: LinkId) {
+    pub(crate) fn tx_done(&mut self, link: LinkId) {
         let port = &mut self.ports[link as usize];
+        if port.busy_until > self.now {
+            // Stale: the port sent its next packet already, for an arrival
+            // at this picosecond (`Sim::depart_first`), or a failure
+            // emptied it and it has been sending since it came back.
+            return;
+        }
         port.tx_scheduled = false;
         let Some(e) = port.queue.dequeue() else { return };
-        self.transmit(link, e.pkt);
+        let place = port.fifo.next_place();
+        self.transmit_at(link, e.pkt, self.now, place);
         let port = &mut self.ports[link as usize];
         if !port.queue.is_empty() {
             port.tx_scheduled = true;

@@ -4,6 +4,7 @@
 
 mod d3_counters;
 mod endpoints;
+mod fifo;
 mod homa;
 mod host_agents;
 mod host_link;
