@@ -83,9 +83,9 @@ struct Tournament<'a> {
     /// Leaves from `leaves` on, in flow order; `winner[0]` is unused.
     leaves: usize,
     winner: Vec<Option<u32>>,
-    /// Re-play the node's match once tRestSize is at or below this.
-    cert: Vec<f64>,
-    /// The highest certificate in the node's subtree.
+    /// The highest certificate in the node's subtree, its own match's
+    /// included: a match is re-played once tRestSize is at or below its
+    /// certificate.
     highest: Vec<f64>,
 }
 
@@ -98,7 +98,6 @@ impl<'a> Tournament<'a> {
             now,
             leaves,
             winner: vec![None; 2 * leaves],
-            cert: vec![f64::NEG_INFINITY; 2 * leaves],
             highest: vec![f64::NEG_INFINITY; 2 * leaves],
         };
         for i in 0..flows.len() {
@@ -161,7 +160,6 @@ impl<'a> Tournament<'a> {
             (w, None) | (None, w) => (w, f64::NEG_INFINITY),
         };
         self.winner[node] = winner;
-        self.cert[node] = cert;
         self.highest[node] = cert.max(self.highest[2 * node]).max(self.highest[2 * node + 1]);
     }
 
