@@ -61,9 +61,14 @@ def test_pairs_reports_the_ratio_and_whether_the_summaries_agree(tmp_path):
     c = build("c", '{"events": 6, "wall_s": 1.0}')
     scenario = tmp_path / "s.toml"
     scenario.write_text("")
-    run = lambda x, y: subprocess.run([sys.executable, str(ROOT / "bench" / "pairs.py"), x, y, str(scenario), "--rounds", "2"],
-                                      capture_output=True, text=True, check=True).stdout.splitlines()
-    same, different = run(a, b), run(a, c)
-    assert same[0].startswith("| scenario | base CPU | new CPU | base / new (median) | summaries |")
+    run = lambda x, y, *more: subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "pairs.py"), x, y, str(scenario), "--rounds", "2", *more],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    same, different, controlled = run(a, b), run(a, c), run(a, c, "--control")
+    assert same[0] == "| scenario | base CPU | new CPU | base / new, median (range) | summaries |"
     assert same[2].startswith("| s.toml |") and same[2].endswith("| same |")
     assert different[2].endswith("| DIFFERENT |")
+    # The control pairs the base with itself: one more column, and the
+    # summaries cell still compares base with new.
+    assert controlled[0] == "| scenario | base CPU | new CPU | base / new, median (range) | base / base (control) | summaries |"
+    assert controlled[2].count("|") == same[2].count("|") + 1 and controlled[2].endswith("| DIFFERENT |")
