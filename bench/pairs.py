@@ -6,7 +6,8 @@ median over the rounds of base / new, the figure BENCHMARKS.md quotes;
 two swap which starts first from round to round. With `--control`, each
 round also runs BASE against itself the same way: the spread of that
 ratio around 1 is what the machine's noise alone gives, to read the
-pair's ratio against (on a shared VM it has reached 1.3).
+pair's ratio against (on a shared VM it can be far from 1: BENCHMARKS.md,
+"On the Intel VM").
 
     python bench/pairs.py BASE_BIN NEW_BIN FILE [FILE ...] [--rounds 3] [--control]
 
