@@ -34,7 +34,7 @@ impl Sim {
             // after recovery schedules its own.
             port.tx_scheduled = false;
             port.last_hop_data = None;
-            port.fifo.clear();
+            port.departures.clear();
             while let Some(e) = self.ports[l as usize].queue.dequeue() {
                 self.drop_by_failure(e.pkt, l);
             }

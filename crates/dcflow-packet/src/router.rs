@@ -74,8 +74,14 @@ impl Router {
         (s.link, s.epoch)
     }
 
-    /// Packet `idx` starts serializing on `link` (CONGA's switches measure
-    /// the links they send on).
+    /// Whether the policy measures what the ports send (CONGA): it must see
+    /// each departure when it happens, in time order.
+    pub fn measures_departures(&self) -> bool {
+        self.policy.conga.is_some()
+    }
+
+    /// Packet `idx` starts serializing on `link` at `now` (CONGA's switches
+    /// measure the links they send on).
     pub fn on_transmit(&mut self, topo: &Topology, idx: u32, link: LinkId, epoch: u32, wire: u32, now: Time) {
         let s = &mut self.slots[idx as usize];
         s.link = link;

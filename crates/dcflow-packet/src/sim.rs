@@ -9,7 +9,7 @@
 //! Endpoints are driven through their sans-IO interface only.
 
 use crate::arena::PacketArena;
-use crate::fifo::Fifo;
+use crate::fifo::Departures;
 use crate::flows::FlowState;
 use crate::monitor::Monitor;
 use crate::paths::PathTable;
@@ -30,12 +30,12 @@ pub enum Event {
     FlowStart(FlowId),
     /// The port of this link finished serializing and has a backlog to serve.
     TxDone(LinkId),
-    /// Packet `pkt` reached the far end of the link it was last sent on;
-    /// with fixed paths, `next` is the link it leaves by from there (read
-    /// from its path when it was sent, so that the port can be loaded
-    /// ahead of the arrival), `NO_LINK` when it is delivered there or
-    /// routed hop by hop.
-    Arrive { pkt: u32, next: LinkId },
+    /// Packet `pkt` reached the far end of link `from`, the link it was
+    /// last sent on; with fixed paths, `next` is the link it leaves by from
+    /// there (read from its path when it was sent, so that the port can be
+    /// loaded ahead of the arrival), `NO_LINK` when it is delivered there
+    /// or routed hop by hop.
+    Arrive { pkt: u32, from: LinkId, next: LinkId },
     /// A flow's sender timer.
     SenderTimer(FlowId),
     /// A host agent's timer (host-scheduled protocols, `hosts.rs`).
@@ -57,7 +57,7 @@ pub struct Port {
     /// The agent does something (is not plain forwarding).
     pub(crate) has_agent: bool,
     /// How a FIFO port orders its packets' events (`fifo.rs`).
-    pub fifo: Fifo,
+    pub departures: Departures,
     /// The port is serializing until this time.
     pub busy_until: Time,
     /// A `TxDone` event is pending (always while the queue is not empty,
@@ -132,6 +132,8 @@ pub struct Sim {
     reverse_agents: bool,
     /// Some port's agent acts on departing packets (MERP's RateAdj).
     departure_agents: bool,
+    /// Some port decides its departures lazily (`fifo.rs`, `Departures::Chained`).
+    pub(crate) lazy_ports: bool,
     /// Hop-by-hop routing (adaptive policy or timed failures); `None`: every
     /// packet follows its flow's path fixed at set-up.
     pub router: Option<crate::router::Router>,
@@ -159,7 +161,7 @@ impl Sim {
                     queue: topo.port_queue(l as LinkId),
                     has_agent: !matches!(agent, PortAgent::Forward),
                     agent: Box::new(agent),
-                    fifo: Fifo::No,
+                    departures: Departures::No,
                     busy_until: Time::ZERO,
                     tx_scheduled: false,
                     tx_bytes: 0,
@@ -188,6 +190,7 @@ impl Sim {
             paths,
             reverse_agents: ports.iter().any(|p: &Port| p.agent.wants_reverse()),
             departure_agents: ports.iter().any(|p: &Port| p.agent.wants_departure()),
+            lazy_ports: false,
             ports,
             open_flows: flows.len(),
             started: 0,
@@ -219,7 +222,7 @@ impl Sim {
     /// The guard costs one comparison per event: progress moves `stall_at`.
     pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         self.stall = stall;
-        self.plan_fifo_ports();
+        self.plan_departures();
         let mut poll = Poll::default();
         while self.open_flows > 0 {
             let total = self.flows.len();
@@ -231,7 +234,7 @@ impl Sim {
             // engine's costliest cache misses.
             let (packets, ports, flows, router) = (&self.packets, &self.ports, &self.flows, &self.router);
             let popped = self.events.pop_looking_ahead(|ev| match *ev {
-                Event::Arrive { pkt, next } => {
+                Event::Arrive { pkt, next, .. } => {
                     prefetch(packets.get(pkt));
                     // `NO_LINK` is past every port: one bounds check covers both.
                     if let Some(port) = ports.get(next as usize) {
@@ -283,7 +286,7 @@ impl Sim {
         match ev {
             Event::FlowStart(f) => self.start_flow(f),
             Event::TxDone(l) => self.tx_done(l),
-            Event::Arrive { pkt, next } => self.arrive(pkt, next),
+            Event::Arrive { pkt, from, next } => self.arrive(pkt, from, next),
             Event::SenderTimer(f) => self.sender_timer(f),
             Event::HostTimer(n) => self.host_timer(n),
             Event::Sample => self.sample(),
@@ -351,10 +354,11 @@ impl Sim {
             self.drop_by_failure(idx, link);
             return;
         }
-        match port.fifo {
-            Fifo::Ahead(_) => return self.enqueue_ahead(link, idx),
-            Fifo::Placed(_) => self.depart_first(link),
-            Fifo::No => {}
+        match port.departures {
+            Departures::Ahead(_) => return self.enqueue_ahead(link, idx),
+            Departures::Placed(_) | Departures::Chained { lazy: false, .. } => self.depart_first(link),
+            Departures::Chained { lazy: true, .. } => self.catch_up(link, self.now),
+            Departures::No => {}
         }
         let port = &mut self.ports[link as usize];
         // The agent sees the port as the packet found it (taken before the
@@ -379,11 +383,15 @@ impl Sim {
             port.agent.on_packet(self.now, &view, pkt.hop as usize, pkt);
         }
         if send_now {
-            self.transmit(link, idx);
+            let place = port.departures.chain_from(&mut self.events);
+            self.transmit_at(link, idx, self.now, place);
             return;
         }
-        if let Fifo::Placed(places) = &mut port.fifo {
-            places.push_back(self.events.take_place());
+        match &mut port.departures {
+            Departures::Placed(places) => places.push_back(self.events.take_place()),
+            // Its next departure is decided when something next reaches it.
+            Departures::Chained { lazy: true, .. } => return,
+            _ => {}
         }
         if !port.tx_scheduled {
             port.tx_scheduled = true;
@@ -440,16 +448,12 @@ impl Sim {
         self.drop_packet(idx, link);
     }
 
-    /// Start serializing packet `idx` on `link` now. Its arrival at the far end
-    /// is scheduled at once (serialization + propagation + processing), so a
-    /// hop costs one event, plus a `TxDone` only when a backlog waits behind it.
-    fn transmit(&mut self, link: LinkId, idx: u32) {
-        self.transmit_at(link, idx, self.now, None);
-    }
-
-    /// [`Sim::transmit`] from `start` on (later than now at a FIFO port
-    /// scheduling ahead), its arrival at `place` in the event order if the
-    /// port took one when it admitted the packet (`fifo.rs`).
+    /// Start serializing packet `idx` on `link` at `start`: now, later at a
+    /// FIFO port scheduling ahead, earlier at a port deciding lazily
+    /// (`fifo.rs`). Its arrival at the far end is scheduled at once
+    /// (serialization + propagation + processing), so a hop costs one
+    /// event, plus a `TxDone` only when a backlog waits behind it; at
+    /// `place` in the event order if the port fixed one (`fifo.rs`).
     #[inline(always)]
     pub(crate) fn transmit_at(&mut self, link: LinkId, idx: u32, start: Time, place: Option<u64>) {
         let port = &mut self.ports[link as usize];
@@ -478,7 +482,7 @@ impl Sim {
                 None => (true, NO_LINK),
             },
             Some(r) => {
-                r.on_transmit(&self.topo, idx, link, epoch, pkt.wire, self.now);
+                r.on_transmit(&self.topo, idx, link, epoch, pkt.wire, start);
                 (to == self.flows[pkt.flow as usize].dest(pkt.reverse), NO_LINK)
             }
         };
@@ -493,7 +497,7 @@ impl Sim {
         let port = &self.ports[link as usize];
         // No processing at the destination (see flows::hop_delay).
         let delay = if last_hop { port.delay_delivered } else { port.delay_forwarded };
-        let arrive = Event::Arrive { pkt: idx, next };
+        let arrive = Event::Arrive { pkt: idx, from: link, next };
         match place {
             Some(place) => self.events.push_at_place(done + delay, place, arrive),
             None => self.events.push(done + delay, arrive),
@@ -510,7 +514,7 @@ impl Sim {
         }
         port.tx_scheduled = false;
         let Some(e) = port.queue.dequeue() else { return };
-        let place = port.fifo.next_place();
+        let place = port.departures.next_place();
         self.transmit_at(link, e.pkt, self.now, place);
         let port = &mut self.ports[link as usize];
         if !port.queue.is_empty() {
@@ -519,7 +523,11 @@ impl Sim {
         }
     }
 
-    fn arrive(&mut self, idx: u32, next: LinkId) {
+    fn arrive(&mut self, idx: u32, from: LinkId, next: LinkId) {
+        if self.lazy_ports {
+            // The port it left may owe the departure due when it ended.
+            self.catch_up(from, self.now);
+        }
         if self.router.is_some() {
             return self.arrive_routed(idx);
         }
