@@ -56,12 +56,13 @@ pub struct Port {
     pub agent: Box<PortAgent>,
     /// The agent does something (is not plain forwarding).
     pub(crate) has_agent: bool,
-    /// How a FIFO port orders its packets' events (`fifo.rs`).
+    /// How the port schedules its queued packets' departures (`fifo.rs`).
     pub departures: Departures,
     /// The port is serializing until this time.
     pub busy_until: Time,
     /// A `TxDone` event is pending (always while the queue is not empty,
-    /// but at a FIFO port scheduling ahead, which has none).
+    /// but at a FIFO port scheduling ahead or a port deciding lazily,
+    /// which have none).
     pub tx_scheduled: bool,
     /// Bytes whose serialization has started.
     pub tx_bytes: u64,
