@@ -68,7 +68,7 @@ pub enum Departures {
     /// in the event order of the arrival of its last departure, which the
     /// next decided one takes again. `lazy`: it decides when a packet next
     /// reaches it or the far end (no `TxDone` events); else at `TxDone`
-    /// events (a monitored run, or one routed hop by hop).
+    /// events (a monitored run, or one with timed failures or CONGA).
     Chained { last: u64, lazy: bool },
 }
 
@@ -165,6 +165,8 @@ impl Sim {
         }
     }
 
+    /// The decisions of [`Sim::catch_up`], out of line: it is inlined into
+    /// every arrival, and most calls find none due.
     #[inline(never)]
     fn decide_due(&mut self, link: LinkId, t: Time) {
         loop {
