@@ -2,9 +2,9 @@
 //! returns the flows table, the summary and the monitored time series.
 
 mod arena;
+mod departures;
 mod endpoints;
 mod faults;
-mod fifo;
 mod flows;
 mod hosts;
 mod monitor;

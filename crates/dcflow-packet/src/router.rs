@@ -18,9 +18,9 @@ use dcflow_proto::Packet;
 /// What the router remembers of a packet in flight (by arena slot).
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    /// The link it was last sent on, and that link's failure epoch then:
-    /// if the link failed since, the packet is lost.
-    link: LinkId,
+    /// The failure epoch of the link it was last sent on (its arrival
+    /// event names the link), then: if the link failed since, the packet
+    /// is lost.
     epoch: u32,
     tag: CongaTag,
 }
@@ -68,10 +68,9 @@ impl Router {
         }
     }
 
-    /// The link (and its epoch at the time) the packet was last sent on.
-    pub fn last_link(&self, idx: u32) -> (LinkId, u32) {
-        let s = &self.slots[idx as usize];
-        (s.link, s.epoch)
+    /// The epoch of the link packet `idx` was last sent on, when it was sent.
+    pub fn sent_epoch(&self, idx: u32) -> u32 {
+        self.slots[idx as usize].epoch
     }
 
     /// Whether the policy measures what the ports send (CONGA): it must see
@@ -84,7 +83,6 @@ impl Router {
     /// measure the links they send on).
     pub fn on_transmit(&mut self, topo: &Topology, idx: u32, link: LinkId, epoch: u32, wire: u32, now: Time) {
         let s = &mut self.slots[idx as usize];
-        s.link = link;
         s.epoch = epoch;
         if let Some(g) = self.policy.conga.as_mut() {
             let from = topo.links[link as usize].from;

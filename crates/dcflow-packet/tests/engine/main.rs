@@ -3,8 +3,8 @@
 //! added to `make test`'s build time.
 
 mod d3_counters;
+mod departures;
 mod endpoints;
-mod fifo;
 mod homa;
 mod host_agents;
 mod host_link;

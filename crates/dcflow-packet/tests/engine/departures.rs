@@ -1,11 +1,12 @@
 //! A FIFO port that schedules its departures on admission, and a port that
 //! reorders and decides its departures lazily, give the same run as one
-//! that sends at `TxDone` events (`src/fifo.rs`). A monitored run sends at
-//! `TxDone` events at every port (the monitor samples the queues), an
-//! unmonitored one schedules ahead or decides lazily wherever it can, so
-//! the two must give the same flows and counts, byte for byte. The leaf-spine's 40 Gbps hosts
-//! and 160 Gbps uplinks put departures and arrivals on the same picosecond
-//! at every few hundred packets; the small buffer makes them drop.
+//! that sends at `TxDone` events (`src/departures.rs`). A monitored run
+//! sends at `TxDone` events at every port (the monitor samples the
+//! queues), an unmonitored one schedules ahead or decides lazily wherever
+//! it can, so the two must give the same flows and counts, byte for byte.
+//! The leaf-spine's 40 Gbps hosts and 160 Gbps uplinks put departures and
+//! arrivals on the same picosecond at every few hundred packets; the small
+//! buffer makes them drop.
 
 use dcflow_scenario::{RunOutput, Scenario};
 

@@ -1,3 +1,7 @@
+//! How a port schedules its queued packets' departures without a `TxDone`
+//! event per packet, where it can: a FIFO port at admission, a port that
+//! reorders lazily, each giving the run that `TxDone` events give.
+//!
 //! FIFO ports: a queued packet's place in the event order is fixed when it
 //! is admitted, and where nothing else watches the port, its departure is
 //! scheduled then too.
@@ -15,7 +19,7 @@
 //!
 //! The two ways give the same run, byte for byte, because two rules hold at
 //! every FIFO port that can schedule ahead, whether it does or not
-//! (`tests/engine/fifo.rs` checks it, protocol by protocol):
+//! (`tests/engine/departures.rs` checks it, protocol by protocol):
 //! - a packet's arrival at the far end takes its place among the events of
 //!   its picosecond when the packet is admitted
 //!   ([`dcflow_core::EventQueue::take_place`]), not when it starts;
@@ -104,7 +108,10 @@ impl Departures {
     /// The queue was emptied by a failure of the link (only in runs with
     /// timed failures, whose ports neither schedule ahead nor decide lazily).
     pub fn clear(&mut self) {
-        debug_assert!(!matches!(self, Departures::Ahead(_) | Departures::Chained { lazy: true, .. }), "a port planned for fixed paths failed");
+        debug_assert!(
+            !matches!(self, Departures::Ahead(_) | Departures::Chained { lazy: true, .. }),
+            "a port planned for a run without failures failed"
+        );
         if let Departures::Placed(places) = self {
             places.clear();
         }
@@ -170,13 +177,10 @@ impl Sim {
     #[inline(never)]
     fn decide_due(&mut self, link: LinkId, t: Time) {
         loop {
-            let port = &mut self.ports[link as usize];
-            if port.busy_until > t {
+            let start = self.ports[link as usize].busy_until;
+            if start > t || !self.send_next(link, start) {
                 return;
             }
-            let Some(e) = port.queue.dequeue() else { return };
-            let (start, place) = (port.busy_until, port.departures.next_place());
-            self.transmit_at(link, e.pkt, start, place);
         }
     }
 
