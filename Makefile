@@ -32,8 +32,8 @@ $(DEPS_STAMP): pyproject.toml
 
 venv: $(DEPS_STAMP)
 
-# The extension module dcflow._core, installed editable into the venv. One
-# profile (release) for demo, test and bench, so it is built once.
+# The extension module dcflow._core, installed editable into the venv, in
+# release (thin LTO across the crates) for demo, test and bench alike.
 $(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
 	@$(MATURIN_DEVELOP)
@@ -51,18 +51,18 @@ demo: $(DEVELOP_STAMP)
 test: test-rust test-python
 
 # Every crate's tests, the slices of the stress and agreement matrices
-# included, in release: one profile for the tests, the stress slices and
-# `maturin develop --release`, so the engine crates are compiled once (a
-# debug build of the workspace cost minutes of `make test`, and the
-# simulations ran slower in it); the examples (benchmark drivers) are not
-# linked here. --no-fail-fast: one failing test binary does not hide the
-# others' results.
+# included, optimized (profile `release-tests` in Cargo.toml: release without
+# cross-crate LTO, which made the test build four times longer; a debug build
+# would run the slices for many minutes); the examples (benchmark drivers)
+# are not linked here. --no-fail-fast: one failing test binary does not hide
+# the others' results.
+TEST_PROFILE := --profile release-tests
 test-rust:
-	cargo test --workspace --release --quiet --no-fail-fast --lib --bins --tests
+	cargo test --workspace $(TEST_PROFILE) --quiet --no-fail-fast --lib --bins --tests
 
 # The slices of the stress matrix and of the agreement matrix alone.
 test-stress:
-	cargo test --release --quiet --no-fail-fast -p dcflow-stress --test slice --test agreement_slice
+	cargo test $(TEST_PROFILE) --quiet --no-fail-fast -p dcflow-stress --test slice --test agreement_slice
 
 # The whole stress matrix (docs/stress.md): every protocol on incast, Poisson
 # and lossy scenarios, then the agreement matrix (packet vs flow level), on 2
