@@ -80,8 +80,6 @@ impl PortAgent {
         }
     }
 
-    /// Whether the agent wants [`PortAgent::on_departure`] calls.
-    #[inline]
     /// The capacity the port's controller allocates from, in bps: D3 /
     /// RCP_dc's C (D3 §4.4), PDQ and S3's rate controller C (PDQ §3.3.3).
     pub fn capacity_bps(&self) -> Option<f64> {
@@ -92,6 +90,10 @@ impl PortAgent {
         }
     }
 
+    /// Whether the agent wants [`PortAgent::on_departure`] calls (the
+    /// engine then sends the port's packets at `TxDone` events, as they
+    /// leave; every other agent acts only as packets arrive).
+    #[inline]
     pub fn wants_departure(&self) -> bool {
         matches!(self, PortAgent::Merp(_))
     }
