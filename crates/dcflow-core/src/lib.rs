@@ -12,7 +12,7 @@ pub mod units;
 pub use error::{ensure, ConfigError};
 pub use queue::EventQueue;
 pub use rng::{mix64, stream, RngStream};
-pub use units::{Bytes, Dur, Rate, Time, UnitError, PS_PER_S};
+pub use units::{round_to_u64, Bytes, Dur, Rate, Time, UnitError, PS_PER_S};
 
 /// Index of a flow in a run (dense, 0-based, in workload order).
 pub type FlowId = u32;

@@ -26,7 +26,7 @@ mod kinetic;
 mod reserve;
 mod sweep;
 use dcflow_core::interrupt::{Poll, Progress};
-use dcflow_core::{Dur, LinkId, Time};
+use dcflow_core::{round_to_u64, Dur, LinkId, Time};
 use dcflow_net::Topology;
 use dcflow_scenario::{RunEnd, RunStatus};
 
@@ -564,27 +564,5 @@ impl Engine {
     }
 }
 
-/// `x.round() as u64`, without the library call that `f64::round` becomes
-/// on the baseline x86-64 target (no SSE4.1), once per changed rate: the
-/// fraction `x - trunc(x)` of a float is exact, and ties go up as `round`'s do.
-fn round_to_u64(x: f64) -> u64 {
-    let t = x as u64;
-    if x - t as f64 >= 0.5 {
-        t.saturating_add(1)
-    } else {
-        t
-    }
-}
-
 #[cfg(test)]
 mod stall_tests;
-
-#[cfg(test)]
-#[test]
-fn round_to_u64_is_round_as_u64() {
-    let edges = [0.0, 0.4999999999999999, 0.5, 1.5, 2.5, 4503599627370495.5, 9007199254740993.0, 1.9e19, -0.7, f64::NAN, f64::INFINITY];
-    let random = (0..100_000u64).map(|i| (dcflow_core::mix64(i) >> 11) as f64 / (1u64 << 20) as f64);
-    for x in edges.into_iter().chain(random) {
-        assert_eq!(round_to_u64(x), x.round() as u64, "{x:?}");
-    }
-}

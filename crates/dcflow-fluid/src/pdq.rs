@@ -15,7 +15,7 @@
 //! and what is not, is in docs/fidelity-fluid.md ("Flow-level PDQ").
 
 use crate::flows::Flows;
-use dcflow_core::{Bytes, Dur, Rate, Time};
+use dcflow_core::{round_to_u64, Bytes, Dur, Rate, Time};
 use dcflow_proto::pdq::comparator::{aged, base_key};
 use dcflow_proto::pdq::{Comparator, Criticality, PdqConfig};
 
@@ -132,7 +132,7 @@ impl PdqKeys {
 /// proportion of its wire work (headers and the Basic switching gap are
 /// spread evenly over the flow): what its T_S and its estimate read.
 fn payload_left(flows: &Flows, f: u32, remaining: f64) -> u64 {
-    (flows.specs[f as usize].size.0 as f64 * remaining / flows.work[f as usize]).round() as u64
+    round_to_u64(flows.specs[f as usize].size.0 as f64 * remaining / flows.work[f as usize])
 }
 
 /// Sort `set` by criticality at `now` (the order of PDQ §3's greedy walk).

@@ -23,7 +23,7 @@ use crate::endpoint::{Endpoint, FlowEvent, FlowInfo};
 use crate::pacing::Pacer;
 use crate::packet::{Packet, PacketKind, Sched, HEADER_BYTES};
 use crate::reliability::SegmentTracker;
-use dcflow_core::{Dur, Time};
+use dcflow_core::{round_to_u64, Dur, Time};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +134,7 @@ impl RateSender {
         if den <= 0.0 {
             return None;
         }
-        Some((num / (den / 1e12)).round() as u64 + self.cfg.base_rate.0)
+        Some(round_to_u64(num / (den / 1e12)) + self.cfg.base_rate.0)
     }
 
     fn header(&self, desired: u64) -> RateHeader {

@@ -8,7 +8,7 @@
 use super::ExplicitRateConfig;
 use crate::agent::PortView;
 use crate::packet::{Packet, Sched};
-use dcflow_core::{FlowId, Rate, Time};
+use dcflow_core::{round_to_u64, FlowId, Rate, Time};
 use std::collections::HashMap;
 
 /// What a port has granted one flow: its latest request's desired rate r_t
@@ -163,7 +163,7 @@ impl RateAllocator {
         if hop > 0 {
             a = a.min(h.alloc[hop - 1] as f64);
         }
-        let a = a.round().max(0.0) as u64;
+        let a = round_to_u64(a);
         // Line 15.
         self.allocated += a;
         h.alloc[hop] = a;

@@ -5,7 +5,7 @@
 
 use super::config::{ImminenceRange, LpdRule, LpdVariant, MldForm, SizeBasis, TcRate};
 use super::l2dct::L2dctRule;
-use dcflow_core::{Dur, Time};
+use dcflow_core::{round_to_u64, Dur, Time};
 
 /// A congestion signal handed to the window-decrease hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +172,7 @@ impl Cc {
     /// (papers/004 eq. 2, "without congestion"), w_c / w_max MSS under L2DCT
     /// (baselines.md "L2DCT").
     pub(super) fn increase(&self, mss: u64, p: &FlowProgress) -> u64 {
-        let segments = |k: f64| (k * mss as f64).round() as u64;
+        let segments = |k: f64| round_to_u64(k * mss as f64);
         match self {
             Cc::Lpd(d, rule, range) => segments(1.0 - rule.penalty(d.alpha, *range, p)),
             Cc::L2dct(_, rule) => segments(rule.increase(p.sent)),
