@@ -349,17 +349,17 @@ quantity_traits!(Rate);
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn round_to_u64_is_round_as_u64() {
         let edges = [0.0, 0.4999999999999999, 0.5, 1.5, 2.5, 4503599627370495.5, 9007199254740993.0, 1.9e19, -0.7, -0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
         let random = (0..100_000u64).map(|i| (crate::mix64(i) >> 11) as f64 / (1u64 << 20) as f64);
         for x in edges.into_iter().chain(random) {
-            assert_eq!(super::round_to_u64(x), x.round() as u64, "{x:?}");
-            assert_eq!(super::round_to_u64(x), x.round().max(0.0) as u64, "{x:?}");
+            assert_eq!(round_to_u64(x), x.round() as u64, "{x:?}");
+            assert_eq!(round_to_u64(x), x.round().max(0.0) as u64, "{x:?}");
         }
     }
-
-    use super::*;
 
     #[test]
     fn a_fraction_of_the_smallest_unit_is_refused_not_rounded() {

@@ -90,9 +90,9 @@ impl PortAgent {
         }
     }
 
-    /// Whether the agent wants [`PortAgent::on_departure`] calls (the
-    /// engine then sends the port's packets at `TxDone` events, as they
-    /// leave; every other agent acts only as packets arrive).
+    /// Whether the agent wants [`PortAgent::on_departure`] calls (MERP's
+    /// RateAdj acts as a packet leaves; the other agents only as packets
+    /// arrive).
     #[inline]
     pub fn wants_departure(&self) -> bool {
         matches!(self, PortAgent::Merp(_))
