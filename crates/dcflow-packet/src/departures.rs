@@ -184,8 +184,9 @@ impl Sim {
         }
     }
 
-    /// At the end of a run: every port deciding lazily makes the
-    /// departures due by `t`, so that hops and bytes sent count them.
+    /// Where the run stops handling events (`Sim::run`, `Sim::drain`):
+    /// every port deciding lazily makes the departures due by `t`, so that
+    /// hops and bytes sent count them.
     pub(crate) fn catch_up_all(&mut self, t: Time) {
         if self.lazy_ports {
             for link in 0..self.ports.len() {

@@ -139,7 +139,6 @@ pub fn run_audited(scenario: &Scenario) -> Result<(RunOutput, Vec<String>), Conf
     if end.status == RunStatus::Interrupted {
         return Err(ConfigError::interrupted());
     }
-    sim.catch_up_all(end.at);
     let sent: Vec<(f64, f64)> = measured
         .iter()
         .map(|&(l, _)| (sim.tx_bytes_by(l, end.at) as f64 * 8.0, sim.topo.links[l as usize].rate.as_bps_f64()))

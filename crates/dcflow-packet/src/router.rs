@@ -11,6 +11,7 @@
 //! which leave failed links out only once routing has converged.
 
 use crate::flows::FlowState;
+use crate::sim::Sim;
 use dcflow_core::{LinkId, NodeId, RngStream, Time};
 use dcflow_net::{Choice, Conga, CongaTag, FlowKey, PathPolicy, Routes, RoutingParams, Topology};
 use dcflow_proto::Packet;
@@ -190,6 +191,53 @@ fn choose(
         _ => {
             let c = Choice { node: at, dst, key, ecmp_hash, candidates, now };
             Some(candidates[policy.pick(&c, tag)].0)
+        }
+    }
+}
+
+/// The engine's side of hop-by-hop routing: what a packet does at each node.
+impl Sim {
+    /// Hop-by-hop routing: a packet whose link `from` failed while it flew
+    /// is lost; one at its destination is delivered; any other is forwarded.
+    pub(crate) fn arrive_routed(&mut self, idx: u32, from: LinkId) {
+        let router = self.router.as_mut().expect("hop-by-hop routing");
+        let port = &self.ports[from as usize];
+        if port.epoch != router.sent_epoch(idx) {
+            self.drop_by_failure(idx, from);
+            return;
+        }
+        let at = port.to;
+        router.on_arrival(idx, at, self.now);
+        let pkt = self.packets.get_mut(idx);
+        pkt.hop += 1;
+        if pkt.reverse && self.reverse_agents {
+            self.reverse_pass(idx, from);
+        }
+        let pkt = self.packets.get(idx);
+        if at == self.flows[pkt.flow as usize].dest(pkt.reverse) {
+            self.deliver(idx);
+        } else {
+            self.forward(idx, at);
+        }
+    }
+
+    /// Hop-by-hop routing: packet `idx` at node `at` goes out by the link
+    /// the router picks, or is lost when the tables have no route.
+    pub(crate) fn forward(&mut self, idx: u32, at: NodeId) {
+        let pkt = self.packets.get(idx);
+        let flow = &self.flows[pkt.flow as usize];
+        let router = self.router.as_mut().expect("hop-by-hop routing");
+        let pinned = flow.pinned.then(|| self.paths.path(flow.route_id(pkt.reverse, pkt.path)));
+        match router.next_link(&self.topo, flow, pinned, pkt, idx, at, self.now) {
+            // A straggler still on a path its pinned flow has left (rerouted
+            // while it flew) passes no agent: the ports of the old path
+            // forgot the flow, and its request must not register it again.
+            Some((link, off_pinned_path)) => self.enqueue(link, idx, !(flow.pinned && off_pinned_path)),
+            None => {
+                self.discard(idx);
+                self.counters.packets_dropped += 1;
+                self.counters.dropped_by_failure += 1;
+            }
         }
     }
 }

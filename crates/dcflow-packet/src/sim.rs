@@ -80,7 +80,7 @@ pub struct Port {
     pub last_hop_data: Option<(FlowId, u32, u32)>,
     /// The node the link leads to (kept here: the port is in cache when a
     /// packet leaves, the topology's link table may not be).
-    to: dcflow_core::NodeId,
+    pub(crate) to: dcflow_core::NodeId,
     /// The link is up (`[[faults.events]]` take it down and up).
     pub up: bool,
     /// Times the link went down: a packet sent in an earlier epoch is lost.
@@ -130,7 +130,7 @@ pub struct Sim {
     stall_at: Time,
     /// Some port's agent acts on reverse packets (PDQ): only then does every
     /// ACK also visit the port its flow's data leaves by.
-    reverse_agents: bool,
+    pub(crate) reverse_agents: bool,
     /// Some port's agent acts on departing packets (MERP's RateAdj).
     departure_agents: bool,
     /// Some port decides its departures lazily (`departures.rs`, `Departures::Chained`).
@@ -221,9 +221,17 @@ impl Sim {
     /// or the run stalls: flows are running but none delivers a byte in
     /// order or changes state (starts, finishes, terminates) for `stall`.
     /// The guard costs one comparison per event: progress moves `stall_at`.
+    /// The ports are left as the run's end finds them: those deciding
+    /// lazily have made every departure due by then.
     pub fn run(&mut self, stop: Option<Time>, stall: Dur) -> RunEnd {
         self.stall = stall;
         self.plan_departures();
+        let end = self.run_events(stop);
+        self.catch_up_all(end.at);
+        end
+    }
+
+    fn run_events(&mut self, stop: Option<Time>) -> RunEnd {
         let mut poll = Poll::default();
         while self.open_flows > 0 {
             let total = self.flows.len();
@@ -269,7 +277,10 @@ impl Sim {
     /// up to `stop`, so that the switches' soft state sees every flow leave.
     /// Host agents' timers are not run: those agents keep no state in the
     /// switches, and a source may keep retrying a flow whose outcome is
-    /// settled (e.g. one terminated for want of a path).
+    /// settled (e.g. one terminated for want of a path). Cut short at
+    /// `stop`, ports deciding lazily make the departures due by then, as
+    /// at the end of [`Sim::run`] (without a stop, the drain runs until no
+    /// event is left, and each departure's arrival has asked for the next).
     pub fn drain(&mut self, stop: Option<Time>) {
         while let Some((t, ev)) = self.events.pop() {
             if stop.is_some_and(|s| t > s) {
@@ -278,6 +289,9 @@ impl Sim {
             if !matches!(ev, Event::HostTimer(_)) {
                 self.step(t, ev);
             }
+        }
+        if let Some(stop) = stop {
+            self.catch_up_all(stop);
         }
     }
 
@@ -322,26 +336,6 @@ impl Sim {
         self.forward(idx, at);
     }
 
-    /// Hop-by-hop routing: packet `idx` at node `at` goes out by the link
-    /// the router picks, or is lost when the tables have no route.
-    fn forward(&mut self, idx: u32, at: dcflow_core::NodeId) {
-        let pkt = self.packets.get(idx);
-        let flow = &self.flows[pkt.flow as usize];
-        let router = self.router.as_mut().expect("hop-by-hop routing");
-        let pinned = flow.pinned.then(|| self.paths.path(flow.route_id(pkt.reverse, pkt.path)));
-        match router.next_link(&self.topo, flow, pinned, pkt, idx, at, self.now) {
-            // A straggler still on a path its pinned flow has left (rerouted
-            // while it flew) passes no agent: the ports of the old path
-            // forgot the flow, and its request must not register it again.
-            Some((link, off_pinned_path)) => self.enqueue(link, idx, !(flow.pinned && off_pinned_path)),
-            None => {
-                self.discard(idx);
-                self.counters.packets_dropped += 1;
-                self.counters.dropped_by_failure += 1;
-            }
-        }
-    }
-
     /// A packet enters the output port of `link`: the queue decides first,
     /// and only a packet it admits passes the port's switch agent, with the
     /// port as the packet found it. A request dropped at a port must not
@@ -349,7 +343,7 @@ impl Sim {
     /// never hears of the decision, and its next request would be counted
     /// against the stale one. `agent` is false for a packet the port's
     /// agent must not see (a straggler off its flow's path).
-    fn enqueue(&mut self, link: LinkId, idx: u32, agent: bool) {
+    pub(crate) fn enqueue(&mut self, link: LinkId, idx: u32, agent: bool) {
         let port = &mut self.ports[link as usize];
         if !port.up {
             self.drop_by_failure(idx, link);
@@ -428,7 +422,7 @@ impl Sim {
     /// Algorithm 3 updates that port's flow list). This includes the sender
     /// itself: its own port, the first of the path, runs the agent too.
     #[inline]
-    fn reverse_pass(&mut self, idx: u32, arrived_on: LinkId) {
+    pub(crate) fn reverse_pass(&mut self, idx: u32, arrived_on: LinkId) {
         let pkt = self.packets.get_mut(idx);
         let paired = &mut self.ports[self.topo.reverse(arrived_on) as usize];
         if paired.agent.wants_reverse() {
@@ -556,30 +550,6 @@ impl Sim {
         match next {
             Some(link) => self.enqueue(link, idx, true),
             None => self.deliver(idx),
-        }
-    }
-
-    /// Hop-by-hop routing: a packet whose link `from` failed while it flew
-    /// is lost; one at its destination is delivered; any other is forwarded.
-    fn arrive_routed(&mut self, idx: u32, from: LinkId) {
-        let router = self.router.as_mut().expect("hop-by-hop routing");
-        let port = &self.ports[from as usize];
-        if port.epoch != router.sent_epoch(idx) {
-            self.drop_by_failure(idx, from);
-            return;
-        }
-        let at = port.to;
-        router.on_arrival(idx, at, self.now);
-        let pkt = self.packets.get_mut(idx);
-        pkt.hop += 1;
-        if pkt.reverse && self.reverse_agents {
-            self.reverse_pass(idx, from);
-        }
-        let pkt = self.packets.get(idx);
-        if at == self.flows[pkt.flow as usize].dest(pkt.reverse) {
-            self.deliver(idx);
-        } else {
-            self.forward(idx, at);
         }
     }
 

@@ -13,14 +13,12 @@ use dcflow_scenario::{RunOutput, Scenario};
 const ALL_TO_ALL: &str = "pattern = \"all_to_all\"\narrival = \"poisson\"\nload = 0.7\nflows = 300\n\
     size = { dist = \"cdf\", name = \"web_search\" }";
 
-/// `extra`: top-level keys and tables, or one `routing = ...` line for
-/// `[topology]`.
-fn leaf_spine(protocol: &str, extra: &str, workload: &str, monitored: bool) -> RunOutput {
+/// `extra`: top-level keys and tables; `topology`: more keys of `[topology]`.
+fn leaf_spine(protocol: &str, extra: &str, topology: &str, workload: &str, monitored: bool) -> RunOutput {
     let monitor = if monitored { "[monitor]\ninterval = \"100us\"\n" } else { "" };
-    let (routing, extra) = if extra.starts_with("routing") { (extra, "") } else { ("", extra) };
     let toml = format!(
         "seed = 5\n{extra}\n[topology]\nkind = \"leaf_spine\"\nleaves = 4\nhosts_per_leaf = 8\nspines = 2\n\
-         link_rate = \"40Gbps\"\nspine_link_rate = \"160Gbps\"\nprop_delay = \"0.2us\"\nproc_delay = \"0us\"\nbuffer = \"18KB\"\n{routing}\n\
+         link_rate = \"40Gbps\"\nspine_link_rate = \"160Gbps\"\nprop_delay = \"0.2us\"\nproc_delay = \"0us\"\nbuffer = \"18KB\"\n{topology}\n\
          [protocol]\nname = \"{protocol}\"\n\
          [workload]\n{workload}\n{monitor}"
     );
@@ -33,10 +31,18 @@ fn counts(o: &RunOutput) -> (u64, u64, u64, u64, u64, f64) {
 }
 
 fn same_run(protocol: &str, extra: &str, workload: &str) -> RunOutput {
-    let sent_at_tx_done = leaf_spine(protocol, extra, workload, true);
-    let scheduled_ahead = leaf_spine(protocol, extra, workload, false);
-    assert_eq!(sent_at_tx_done.flows, scheduled_ahead.flows, "{protocol} {extra}: flows table");
-    assert_eq!(counts(&sent_at_tx_done), counts(&scheduled_ahead), "{protocol} {extra}: sent, dropped, retransmits, timeouts, hops, utilization");
+    same_run_on(protocol, extra, "", workload)
+}
+
+fn same_run_on(protocol: &str, extra: &str, topology: &str, workload: &str) -> RunOutput {
+    let sent_at_tx_done = leaf_spine(protocol, extra, topology, workload, true);
+    let scheduled_ahead = leaf_spine(protocol, extra, topology, workload, false);
+    assert_eq!(sent_at_tx_done.flows, scheduled_ahead.flows, "{protocol} {extra} {topology}: flows table");
+    assert_eq!(
+        counts(&sent_at_tx_done),
+        counts(&scheduled_ahead),
+        "{protocol} {extra} {topology}: sent, dropped, retransmits, timeouts, hops, utilization"
+    );
     scheduled_ahead
 }
 
@@ -59,7 +65,7 @@ fn the_monitor_changes_no_protocol_run() {
     same_run("karuna", "", &format!("{ALL_TO_ALL}\nknown_size_fraction = 0.5"));
     // Sprayed packet by packet, routed hop by hop: pFabric's ports still
     // decide lazily when unmonitored (the comparison with YAPS runs so).
-    same_run("pfabric", "routing = \"spray\"", ALL_TO_ALL);
+    same_run_on("pfabric", "", "routing = \"spray\"", ALL_TO_ALL);
 }
 
 /// Random loss on the bottleneck links keeps those ports at `TxDone`
@@ -81,4 +87,3 @@ fn mixed_ports_and_a_stopped_run_change_nothing() {
     let stopped = same_run("pfabric", "stop = \"8us\"", burst);
     assert_eq!(stopped.summary.status, dcflow_scenario::RunStatus::Stopped);
 }
-
