@@ -18,7 +18,6 @@
 use crate::alloc::{greedy, MaxMin};
 use crate::flows::{Flows, Phase};
 use crate::model::{Allocation, FlowModel, Order};
-use crate::monitor::Monitor;
 use crate::priority;
 use crate::agenda::{Agenda, Timers};
 
@@ -28,7 +27,7 @@ mod sweep;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{round_to_u64, Dur, LinkId, Time};
 use dcflow_net::Topology;
-use dcflow_scenario::{RunEnd, RunStatus};
+use dcflow_scenario::{Monitor, RunEnd, RunStatus};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {

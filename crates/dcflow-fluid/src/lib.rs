@@ -19,11 +19,10 @@ pub mod sequencing;
 
 use dcflow_core::{ConfigError, Dur, LinkId, Time};
 use dcflow_net::{Routes, Topology};
-use dcflow_scenario::{FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
+use dcflow_scenario::{FlowRecord, Monitor, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use engine::{Engine, Event};
 use flows::{Flows, Phase};
 use model::FlowModel;
-use monitor::Monitor;
 use std::time::Instant;
 
 /// Simulate `scenario` with the flow-level engine.
@@ -84,7 +83,7 @@ fn collect(mut engine: Engine, topo: &Topology, end: RunEnd, first_start: Time, 
         reroutes: 0,
     };
     let summary = Summary::from_flows(&flows, &stats);
-    RunOutput { summary, flows, timeseries: monitor.map(|m| m.series.rows) }
+    RunOutput { summary, flows, timeseries: monitor.map(|m| m.rows) }
 }
 
 fn record(fl: &Flows, now: Time, f: u32) -> FlowRecord {

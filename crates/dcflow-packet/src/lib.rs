@@ -16,9 +16,8 @@ use dcflow_core::{mix64, ConfigError, Dur, LinkId, Time};
 use dcflow_net::Routes;
 use dcflow_proto::pdq::{PathInfo, SubflowPaths};
 use dcflow_proto::{FlowInfo, ProtocolConfig, HEADER_BYTES};
-use dcflow_scenario::{FaultsConfig, FlowRecord, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
+use dcflow_scenario::{FaultsConfig, FlowRecord, Monitor, RunEnd, RunOutput, RunStats, RunStatus, Scenario, Summary};
 use flows::{base_rtt, ideal_fct, ideal_fct_multipath, FlowState};
-use monitor::Monitor;
 use paths::PathTable;
 use sim::Sim;
 use std::time::Instant;
@@ -224,7 +223,7 @@ fn collect(sim: Sim, end: RunEnd, utilization: f64, measured: &[(LinkId, String)
         reroutes: sim.counters.reroutes,
     };
     let summary = Summary::from_flows(&flows, &stats);
-    RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.series.rows) }
+    RunOutput { summary, flows, timeseries: sim.monitor.map(|m| m.rows) }
 }
 
 fn record(f: &FlowState, bytes_delivered: u64) -> FlowRecord {

@@ -1,11 +1,12 @@
-//! Time series of monitored links (throughput, queue) and flows (payload
-//! rate on their last link), sampled every `[monitor] interval`, plus the per-link byte counts the
-//! summary's utilization comes from.
+//! What the monitor reads of the packet engine ([`Sampled`]): monitored
+//! links' throughput and queues, and flows' payload rate on their last
+//! link, plus the per-link byte counts the summary's utilization comes from.
 
 use crate::flows::FlowState;
 use crate::sim::{Port, Sim};
-use dcflow_core::{Dur, LinkId, Rate, Time};
-use dcflow_scenario::{LinkSample, SeriesRecorder};
+use dcflow_core::{LinkId, Rate, Time};
+use dcflow_proto::SenderState;
+use dcflow_scenario::{LinkSample, Sampled};
 
 /// Bytes the port has put on the wire by `now`. A port counts a packet when
 /// its serialization starts (one event per hop), so the part of the packet
@@ -34,44 +35,28 @@ fn last_hop_bytes(sim: &Sim, f: &FlowState) -> u64 {
     }
 }
 
-pub struct Monitor {
-    interval: Dur,
-    /// Monitored links, in the recorder's order.
-    links: Vec<LinkId>,
-    pub series: SeriesRecorder,
-}
-
-impl Monitor {
-    pub fn new(interval: Dur, links: Vec<(LinkId, String)>, flows: Option<usize>) -> Monitor {
-        let (ids, names) = links.into_iter().unzip();
-        Monitor { interval, links: ids, series: SeriesRecorder::new(interval.as_secs_f64(), names, flows) }
+impl Sampled for Sim {
+    fn now(&self) -> Time {
+        self.now
     }
 
-    pub fn interval(&self) -> Dur {
-        self.interval
-    }
-
-    pub fn sample(&mut self, sim: &Sim) {
-        let time_s = sim.now.as_secs_f64();
-        for (i, &link) in self.links.iter().enumerate() {
-            let port = &sim.ports[link as usize];
-            let sent = serialized_bytes(port, sim.topo.links[link as usize].rate, sim.now);
-            let sample = LinkSample {
-                bits: sent as f64 * 8.0,
-                queue_bytes: port.queue.bytes(),
-                drops: port.drops,
-                reroutes: port.reroutes,
-                up: port.up,
-                capacity_bps: port.agent.capacity_bps(),
-            };
-            self.series.link(i, time_s, sample);
+    fn link_sample(&self, link: LinkId) -> LinkSample {
+        let port = &self.ports[link as usize];
+        LinkSample {
+            bits: serialized_bytes(port, self.topo.links[link as usize].rate, self.now) as f64 * 8.0,
+            queue_bytes: port.queue.bytes(),
+            drops: port.drops,
+            reroutes: port.reroutes,
+            up: port.up,
+            capacity_bps: port.agent.capacity_bps(),
         }
-        if self.series.monitors_flows() {
-            for (i, f) in sim.flows.iter().enumerate() {
-                if f.spec.start <= sim.now {
-                    let state = f.sender.as_ref().map(|s| s.state(sim.now)).unwrap_or_default();
-                    self.series.flow(i, f.spec.id, time_s, last_hop_bytes(sim, f), !f.done(), state);
-                }
+    }
+
+    fn each_flow(&self, sample: &mut dyn FnMut(usize, u32, u64, bool, SenderState)) {
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.spec.start <= self.now {
+                let state = f.sender.as_ref().map(|s| s.state(self.now)).unwrap_or_default();
+                sample(i, f.spec.id, last_hop_bytes(self, f), !f.done(), state);
             }
         }
     }

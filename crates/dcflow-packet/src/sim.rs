@@ -11,14 +11,13 @@
 use crate::arena::PacketArena;
 use crate::departures::Departures;
 use crate::flows::FlowState;
-use crate::monitor::Monitor;
 use crate::paths::PathTable;
 use dcflow_core::cache::prefetch;
 use dcflow_core::interrupt::{Poll, Progress};
 use dcflow_core::{Bytes, Dur, EventQueue, FlowId, LinkId, RngStream, Time};
 use dcflow_net::{PortQueue, QEntry, Topology, Verdict};
 use dcflow_proto::{Endpoint, Packet, PortAgent, PortView, ProtocolConfig};
-use dcflow_scenario::{RunEnd, RunStatus};
+use dcflow_scenario::{Monitor, RunEnd, RunStatus};
 use rand::RngExt;
 
 /// No link: see [`Event::Arrive`].

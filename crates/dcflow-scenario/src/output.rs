@@ -3,7 +3,7 @@
 //! summary means the same thing whichever engine produced the flows.
 
 use crate::stats::{size_buckets, SizeBuckets, StatsConfig};
-use dcflow_core::Time;
+use dcflow_core::{Dur, LinkId, Time};
 use dcflow_proto::SenderState;
 use serde::Serialize;
 
@@ -95,7 +95,7 @@ impl SeriesRow {
 }
 
 /// What an engine reads off a monitored link at a sample: cumulative
-/// counters (the recorder turns them into per-interval values) and state.
+/// counters (the [`Monitor`] turns them into per-interval values) and state.
 #[derive(Clone, Copy, Debug)]
 pub struct LinkSample {
     pub bits: f64,
@@ -106,38 +106,59 @@ pub struct LinkSample {
     pub capacity_bps: Option<f64>,
 }
 
-/// The bookkeeping both engines' monitors share: per-link and per-flow
-/// counters at the last sample, turned into rates over the interval. Each
-/// engine only reads its own cumulative counters and hands them over.
-pub struct SeriesRecorder {
-    interval_s: f64,
-    /// (the link's topology name, its counters at the last sample).
-    links: Vec<(String, LinkSample)>,
+/// What a monitor reads of an engine at a sample: each engine's own
+/// cumulative counters, which [`Monitor`] turns into rates.
+pub trait Sampled {
+    fn now(&self) -> Time;
+    /// Monitored link `link` as it is now.
+    fn link_sample(&self, link: LinkId) -> LinkSample;
+    /// Each flow that has started, with its index: its id, the bytes it has
+    /// delivered by now, whether it is still running, and its sender's state.
+    fn each_flow(&self, sample: &mut dyn FnMut(usize, u32, u64, bool, SenderState));
+}
+
+/// Time series of monitored links and flows, sampled every `[monitor]
+/// interval` (docs/outputs.md, timeseries.parquet). Both engines use it:
+/// it keeps the counters of the last sample and writes the rates over the
+/// interval; each engine only reads its counters ([`Sampled`]).
+pub struct Monitor {
+    interval: Dur,
+    /// (the link, its topology name, its counters at the last sample).
+    links: Vec<(LinkId, String, LinkSample)>,
     /// Per-flow delivered bytes at the last sample; `None` when flows are not monitored.
     flow_bytes: Option<Vec<u64>>,
     pub rows: Vec<SeriesRow>,
 }
 
-impl SeriesRecorder {
-    pub fn new(interval_s: f64, link_names: Vec<String>, flows: Option<usize>) -> SeriesRecorder {
-        SeriesRecorder {
-            interval_s,
-            links: link_names
-                .into_iter()
-                .map(|n| (n, LinkSample { bits: 0.0, queue_bytes: 0, drops: 0, reroutes: 0, up: true, capacity_bps: None }))
-                .collect(),
+impl Monitor {
+    pub fn new(interval: Dur, links: Vec<(LinkId, String)>, flows: Option<usize>) -> Monitor {
+        let start = LinkSample { bits: 0.0, queue_bytes: 0, drops: 0, reroutes: 0, up: true, capacity_bps: None };
+        Monitor {
+            interval,
+            links: links.into_iter().map(|(link, name)| (link, name, start)).collect(),
             flow_bytes: flows.map(|n| vec![0; n]),
             rows: Vec::new(),
         }
     }
 
-    pub fn monitors_flows(&self) -> bool {
-        self.flow_bytes.is_some()
+    pub fn interval(&self) -> Dur {
+        self.interval
+    }
+
+    /// One row per monitored link, and per monitored flow that ran since the last sample.
+    pub fn sample(&mut self, engine: &impl Sampled) {
+        let time_s = engine.now().as_secs_f64();
+        for i in 0..self.links.len() {
+            self.link(i, time_s, engine.link_sample(self.links[i].0));
+        }
+        if self.flow_bytes.is_some() {
+            engine.each_flow(&mut |f, id, bytes, running, state| self.flow(f, id, time_s, bytes, running, state));
+        }
     }
 
     /// Monitored link `i` as it is at `time_s`.
-    pub fn link(&mut self, i: usize, time_s: f64, now: LinkSample) {
-        let (name, last) = &mut self.links[i];
+    fn link(&mut self, i: usize, time_s: f64, now: LinkSample) {
+        let (_, name, last) = &mut self.links[i];
         self.rows.push(SeriesRow {
             queue_bytes: Some(now.queue_bytes),
             drops: Some(now.drops - last.drops),
@@ -146,7 +167,7 @@ impl SeriesRecorder {
             capacity_bps: now.capacity_bps,
             // The fluid engine's cumulative bits are sums of rate x time:
             // rounding may take a few ulps back, which is no negative rate.
-            ..SeriesRow::bare(time_s, "link", name.clone(), ((now.bits - last.bits) / self.interval_s).max(0.0))
+            ..SeriesRow::bare(time_s, "link", name.clone(), ((now.bits - last.bits) / self.interval.as_secs_f64()).max(0.0))
         });
         *last = now;
     }
@@ -154,10 +175,10 @@ impl SeriesRecorder {
     /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`, its
     /// sender holding `state`; a row is written while it is `running` or when
     /// it delivered since the last sample.
-    pub fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool, state: SenderState) {
+    fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool, state: SenderState) {
         let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
         if bytes > *last || running {
-            let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval_s;
+            let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval.as_secs_f64();
             self.rows.push(SeriesRow {
                 window_bytes: state.window_bytes,
                 alpha: state.alpha,
