@@ -18,7 +18,7 @@ RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.
 DEMO_SCENARIO := examples/demo.toml
 DEMO_OUT      := demo-out
 
-.PHONY: pgo notebook fuzz keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
+.PHONY: lint pgo notebook fuzz keys-doc readme-images claims all demo test test-rust test-stress test-python stress develop venv bench golden golden-update clean distclean
 
 all: test
 
@@ -70,6 +70,11 @@ test-stress:
 # violated check and bound.
 stress:
 	cargo run --release --quiet -p dcflow-stress
+
+# Clippy on every crate and target, warnings as errors. Not part of `make
+# test`: its check build would add a minute or two to it.
+lint:
+	cargo clippy --release --workspace --all-targets -- -D warnings
 
 # On both cores (pytest-xdist): every test writes only under its own tmp_path.
 test-python: $(DEVELOP_STAMP)

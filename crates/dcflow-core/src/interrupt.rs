@@ -64,7 +64,7 @@ impl Poll {
     #[inline]
     pub fn interrupted(&mut self, progress: impl FnOnce() -> Progress) -> bool {
         self.iterations += 1;
-        if self.iterations % ITERATIONS_PER_CLOCK_READ != 0 {
+        if !self.iterations.is_multiple_of(ITERATIONS_PER_CLOCK_READ) {
             return false;
         }
         let Some(check) = CHECKER.get() else { return false };

@@ -254,7 +254,7 @@ mod tests {
                 want.remove(&(old, key));
             }
             // A few keys share a time: ties go by key.
-            let at = (r >> 12) % 4 == 0;
+            let at = (r >> 12).is_multiple_of(4);
             let new = (!at).then(|| now + (r >> 20) % 1000);
             if let Some(at) = new {
                 want.insert((at, key));

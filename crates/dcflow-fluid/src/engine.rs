@@ -202,7 +202,7 @@ impl Engine {
         // Ticks and samples after the last flow are not worth waiting for.
         while self.busy() {
             let total = self.ready_order.len();
-            let waiting = total - self.next_ready + self.active as usize;
+            let waiting = total - self.next_ready + self.active;
             if poll.interrupted(|| Progress::of(self.now, total - waiting, total)) {
                 return self.end(RunStatus::Interrupted, self.now);
             }

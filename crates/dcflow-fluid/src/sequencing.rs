@@ -166,6 +166,7 @@ impl<'a> Tournament<'a> {
     /// The tRestSize at or below which `o` (ratio `ro` at `x`) may beat
     /// `w` (ratio `rw`): never if `o` is the larger flow (its line falls
     /// slower), else where the lines cross, taken early.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN (infinite ratios) must take the tie's branch
     fn certificate(&self, w: u32, o: u32, rw: f64, ro: f64, x: f64) -> f64 {
         let (fw, fo) = (&self.flows[w as usize], &self.flows[o as usize]);
         if fw.size == fo.size && fw.arrival == fo.arrival {

@@ -11,6 +11,7 @@
 //! longer be reached is terminated and marked `no_path`.
 
 use crate::flows::base_rtt;
+use crate::router::OwnChoice;
 use crate::sim::{Event, Sim};
 use dcflow_core::{FlowId, LinkId};
 use dcflow_net::FlowKey;
@@ -149,7 +150,7 @@ impl Sim {
                 .collect();
             memr::choose(&tables, &memr::NewFlow { size, dst }, now)
         };
-        let own: Option<&mut dyn FnMut(&[(LinkId, dcflow_core::NodeId)]) -> usize> =
+        let own: Option<OwnChoice> =
             if router.protocol_chooses() { Some(&mut memr) } else { None };
         let Some(fwd) = router.pin(&self.topo, src, dst, FlowKey::new(f, false, p), hash, now, own) else { return false };
         let rev = if self.protocol.symmetric_paths() {

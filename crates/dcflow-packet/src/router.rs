@@ -16,6 +16,10 @@ use dcflow_core::{LinkId, NodeId, RngStream, Time};
 use dcflow_net::{Choice, Conga, CongaTag, FlowKey, PathPolicy, Routes, RoutingParams, Topology};
 use dcflow_proto::Packet;
 
+/// A protocol's own choice of next hop at SYN time (MEMR): the index of
+/// the hop it takes among a node's candidates (link, next node).
+pub(crate) type OwnChoice<'a> = &'a mut dyn FnMut(&[(LinkId, NodeId)]) -> usize;
+
 /// What the router remembers of a packet in flight (by arena slot).
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -142,7 +146,7 @@ impl Router {
         key: FlowKey,
         hash: u64,
         now: Time,
-        mut own: Option<&mut dyn FnMut(&[(LinkId, NodeId)]) -> usize>,
+        mut own: Option<OwnChoice>,
     ) -> Option<Vec<LinkId>> {
         let mut path = Vec::new();
         let mut at = src;

@@ -135,7 +135,7 @@ struct Bits {
 
 impl Bits {
     fn bit(&mut self, on: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if on {

@@ -218,7 +218,7 @@ mod tests {
     use dcflow_core::Time;
 
     fn spec(id: u32, src: u32, dst: u32, size: u64, start_ps: u64) -> FlowSpec {
-        FlowSpec { id: id.into(), src, dst, size: Bytes(size), start: Time(start_ps), deadline: None, size_known: false }
+        FlowSpec { id, src, dst, size: Bytes(size), start: Time(start_ps), deadline: None, size_known: false }
     }
 
     fn explicit(f: &FlowSpec) -> ExplicitFlow {

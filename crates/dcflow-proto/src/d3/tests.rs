@@ -171,7 +171,7 @@ fn a_paused_flow_asks_at_the_base_rate_pace() {
                 assert_eq!(p.kind, PacketKind::Probe, "no data at the base rate");
                 sent.push(now);
                 // The answer: still the base rate, 50 us later.
-                now = now + Dur::us(50);
+                now += Dur::us(50);
                 s.handle_packet(now, &answer(&p, PacketKind::Probe, base, 0));
             }
             None => now = s.poll_timeout().expect("armed"),

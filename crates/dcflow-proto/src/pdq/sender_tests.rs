@@ -112,7 +112,7 @@ fn early_termination_counts_unacked_or_unsent_bytes() {
         s.handle_packet(now, &reply(&syn, PacketKind::SynAck, now, NOBODY, C, 0.0));
         for _ in 0..30 {
             assert_eq!(s.poll_transmit(now).unwrap().kind, PacketKind::Data);
-            now = now + gap;
+            now += gap;
         }
         s.handle_timeout(now);
         s.poll_event() == Some(crate::endpoint::FlowEvent::Terminated)

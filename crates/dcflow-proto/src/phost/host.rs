@@ -45,7 +45,7 @@ impl PhostHost {
             nic_free: Time::ZERO,
             now: Time::ZERO,
             control: VecDeque::new(),
-            sources: Sources::new(),
+            sources: Sources::default(),
             destinations: Destinations::new(mtu - HEADER_BYTES),
             events: VecDeque::new(),
         }

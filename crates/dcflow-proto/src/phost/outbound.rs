@@ -39,16 +39,13 @@ struct Flow {
 }
 
 /// Every flow this host sends, by id.
+#[derive(Default)]
 pub struct Sources {
     flows: BTreeMap<FlowId, Flow>,
     retransmits: u64,
 }
 
 impl Sources {
-    pub fn new() -> Sources {
-        Sources { flows: BTreeMap::new(), retransmits: 0 }
-    }
-
     /// Flow `info` arrives: its free tokens (§3: the first BDP goes out
     /// unscheduled), and the RTS to send.
     pub fn start(&mut self, now: Time, info: FlowInfo, cfg: &PhostConfig, mtu_time: Dur) -> Packet {

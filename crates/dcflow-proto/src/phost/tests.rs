@@ -126,7 +126,7 @@ fn tokens_go_shortest_first_and_skip_a_downgraded_source() {
     let times: Vec<Time> = sent.iter().filter(|(_, p)| p.kind == PacketKind::Probe).map(|(t, _)| *t).collect();
     assert!(times.windows(2).all(|w| w[1] - w[0] == slot()));
     // 25 slots after its last token, flow 2 is forgiven and tokened again.
-    let last2 = sent.iter().filter(|(_, p)| p.flow == 2 && p.kind == PacketKind::Probe).last().unwrap().0;
+    let last2 = sent.iter().rfind(|(_, p)| p.flow == 2 && p.kind == PacketKind::Probe).unwrap().0;
     let later = drain(&mut dst, times[times.len() - 1] + slot(), last2 + Dur(slot().0 * 27));
     let back = later.iter().find(|(_, p)| p.flow == 2).expect("flow 2 tokened again").0;
     assert!(back >= last2 + Dur(slot().0 * 25) && back < last2 + Dur(slot().0 * 26), "{back:?} vs {last2:?}");

@@ -61,7 +61,7 @@ impl S3Order {
         }
         arrange(list, |e| FlowKey {
             size: e.expected as f64,
-            deadline: (e.deadline != Time::MAX).then(|| e.deadline.0 as f64 - now.0 as f64),
+            deadline: (e.deadline != Time::MAX).then_some(e.deadline.0 as f64 - now.0 as f64),
             id: e.flow,
         });
         self.arranged_at = Some(now);
