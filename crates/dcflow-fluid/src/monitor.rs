@@ -6,7 +6,7 @@ use crate::engine::Engine;
 use crate::flows::Phase;
 use dcflow_core::{LinkId, Time};
 use dcflow_proto::SenderState;
-use dcflow_scenario::{LinkSample, Sampled};
+use dcflow_scenario::{FlowSample, LinkSample, Sampled};
 
 impl Sampled for Engine {
     fn now(&self) -> Time {
@@ -17,11 +17,16 @@ impl Sampled for Engine {
         LinkSample { bits: self.link_bits(link), queue_bytes: 0, drops: 0, reroutes: 0, up: true, capacity_bps: None }
     }
 
-    fn each_flow(&self, sample: &mut dyn FnMut(usize, u32, u64, bool, SenderState)) {
-        for f in 0..self.flows.len() {
-            if self.flows.specs[f].start <= self.now {
-                let running = matches!(self.flows.phase[f], Phase::Waiting | Phase::Active);
-                sample(f, self.flows.specs[f].id, self.flows.bytes_delivered(f as u32, self.now), running, SenderState::default());
+    fn each_flow(&self, sample: &mut dyn FnMut(FlowSample)) {
+        for index in 0..self.flows.len() {
+            if self.flows.specs[index].start <= self.now {
+                sample(FlowSample {
+                    index,
+                    id: self.flows.specs[index].id,
+                    bytes: self.flows.bytes_delivered(index as u32, self.now),
+                    running: matches!(self.flows.phase[index], Phase::Waiting | Phase::Active),
+                    state: SenderState::default(),
+                });
             }
         }
     }

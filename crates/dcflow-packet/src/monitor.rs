@@ -5,8 +5,7 @@
 use crate::flows::FlowState;
 use crate::sim::{Port, Sim};
 use dcflow_core::{LinkId, Rate, Time};
-use dcflow_proto::SenderState;
-use dcflow_scenario::{LinkSample, Sampled};
+use dcflow_scenario::{FlowSample, LinkSample, Sampled};
 
 /// Bytes the port has put on the wire by `now`. A port counts a packet when
 /// its serialization starts (one event per hop), so the part of the packet
@@ -52,11 +51,16 @@ impl Sampled for Sim {
         }
     }
 
-    fn each_flow(&self, sample: &mut dyn FnMut(usize, u32, u64, bool, SenderState)) {
-        for (i, f) in self.flows.iter().enumerate() {
+    fn each_flow(&self, sample: &mut dyn FnMut(FlowSample)) {
+        for (index, f) in self.flows.iter().enumerate() {
             if f.spec.start <= self.now {
-                let state = f.sender.as_ref().map(|s| s.state(self.now)).unwrap_or_default();
-                sample(i, f.spec.id, last_hop_bytes(self, f), !f.done(), state);
+                sample(FlowSample {
+                    index,
+                    id: f.spec.id,
+                    bytes: last_hop_bytes(self, f),
+                    running: !f.done(),
+                    state: f.sender.as_ref().map(|s| s.state(self.now)).unwrap_or_default(),
+                });
             }
         }
     }

@@ -19,7 +19,7 @@ use dcflow_workload::{Context, ExplicitFlow, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
 pub use faults::{FaultEvent, FaultsConfig, LinkChange, LinkState, LossDirection};
-pub use output::{utilization, FlowRecord, LinkSample, Monitor, RunEnd, RunOutput, RunStats, RunStatus, Sampled, SeriesRow, Summary};
+pub use output::{utilization, FlowRecord, FlowSample, LinkSample, Monitor, RunEnd, RunOutput, RunStats, RunStatus, Sampled, SeriesRow, Summary};
 pub use dcflow_workload::TraceFormat;
 pub use stats::{SizeBucket, SizeBuckets, StatsConfig};
 

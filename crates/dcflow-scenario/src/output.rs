@@ -112,9 +112,20 @@ pub trait Sampled {
     fn now(&self) -> Time;
     /// Monitored link `link` as it is now.
     fn link_sample(&self, link: LinkId) -> LinkSample;
-    /// Each flow that has started, with its index: its id, the bytes it has
-    /// delivered by now, whether it is still running, and its sender's state.
-    fn each_flow(&self, sample: &mut dyn FnMut(usize, u32, u64, bool, SenderState));
+    /// Each flow that has started, as it is now.
+    fn each_flow(&self, sample: &mut dyn FnMut(FlowSample));
+}
+
+/// What an engine reads off a started flow at a sample.
+pub struct FlowSample {
+    /// The flow's index in the run (its row in the flows table).
+    pub index: usize,
+    pub id: u32,
+    /// Bytes delivered by now (cumulative; the [`Monitor`] takes differences).
+    pub bytes: u64,
+    /// Still running: it gets a row even if it delivered nothing since the last sample.
+    pub running: bool,
+    pub state: SenderState,
 }
 
 /// Time series of monitored links and flows, sampled every `[monitor]
@@ -152,7 +163,7 @@ impl Monitor {
             self.link(i, time_s, engine.link_sample(self.links[i].0));
         }
         if self.flow_bytes.is_some() {
-            engine.each_flow(&mut |f, id, bytes, running, state| self.flow(f, id, time_s, bytes, running, state));
+            engine.each_flow(&mut |f| self.flow(time_s, f));
         }
     }
 
@@ -172,11 +183,11 @@ impl Monitor {
         *last = now;
     }
 
-    /// Flow `f` (id `id`) has delivered `bytes` in order by `time_s`, its
-    /// sender holding `state`; a row is written while it is `running` or when
-    /// it delivered since the last sample.
-    fn flow(&mut self, f: usize, id: u32, time_s: f64, bytes: u64, running: bool, state: SenderState) {
-        let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[f]) else { return };
+    /// A flow as it is at `time_s`: a row is written while it is running or
+    /// when it delivered since the last sample.
+    fn flow(&mut self, time_s: f64, f: FlowSample) {
+        let FlowSample { index, id, bytes, running, state } = f;
+        let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[index]) else { return };
         if bytes > *last || running {
             let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval.as_secs_f64();
             self.rows.push(SeriesRow {
