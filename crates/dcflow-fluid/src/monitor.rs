@@ -18,13 +18,12 @@ impl Sampled for Engine {
     }
 
     fn each_flow(&self, sample: &mut dyn FnMut(FlowSample)) {
-        for index in 0..self.flows.len() {
-            if self.flows.specs[index].start <= self.now {
+        for (f, spec) in self.flows.specs.iter().enumerate() {
+            if spec.start <= self.now {
                 sample(FlowSample {
-                    index,
-                    id: self.flows.specs[index].id,
-                    bytes: self.flows.bytes_delivered(index as u32, self.now),
-                    running: matches!(self.flows.phase[index], Phase::Waiting | Phase::Active),
+                    id: spec.id,
+                    bytes: self.flows.bytes_delivered(f as u32, self.now),
+                    running: matches!(self.flows.phase[f], Phase::Waiting | Phase::Active),
                     state: SenderState::default(),
                 });
             }

@@ -52,10 +52,9 @@ impl Sampled for Sim {
     }
 
     fn each_flow(&self, sample: &mut dyn FnMut(FlowSample)) {
-        for (index, f) in self.flows.iter().enumerate() {
+        for f in &self.flows {
             if f.spec.start <= self.now {
                 sample(FlowSample {
-                    index,
                     id: f.spec.id,
                     bytes: last_hop_bytes(self, f),
                     running: !f.done(),

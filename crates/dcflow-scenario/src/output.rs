@@ -118,8 +118,7 @@ pub trait Sampled {
 
 /// What an engine reads off a started flow at a sample.
 pub struct FlowSample {
-    /// The flow's index in the run (its row in the flows table).
-    pub index: usize,
+    /// The flow's id: dense `0..n`, its row in the flows table.
     pub id: u32,
     /// Bytes delivered by now (cumulative; the [`Monitor`] takes differences).
     pub bytes: u64,
@@ -186,8 +185,8 @@ impl Monitor {
     /// A flow as it is at `time_s`: a row is written while it is running or
     /// when it delivered since the last sample.
     fn flow(&mut self, time_s: f64, f: FlowSample) {
-        let FlowSample { index, id, bytes, running, state } = f;
-        let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[index]) else { return };
+        let FlowSample { id, bytes, running, state } = f;
+        let Some(last) = self.flow_bytes.as_mut().map(|v| &mut v[id as usize]) else { return };
         if bytes > *last || running {
             let throughput_bps = (bytes - *last) as f64 * 8.0 / self.interval.as_secs_f64();
             self.rows.push(SeriesRow {
