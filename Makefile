@@ -8,11 +8,16 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 PIP     := $(BIN)/python -m pip
 DEPS_STAMP    := $(VENV)/.deps.stamp
-# Builds dcflow._core into the venv, its log in $(VENV)/maturin.log (the
-# log's tail shown on failure); callers may prefix environment settings.
-MATURIN_DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release > $(VENV)/maturin.log 2>&1 \
+# `$(call maturin_develop,PROFILE)` builds dcflow._core in that cargo
+# profile into the venv, its log in $(VENV)/maturin.log (the log's tail shown
+# on failure); callers may prefix environment settings.
+maturin_develop = VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --profile $(1) > $(VENV)/maturin.log 2>&1 \
 	|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
+# Which build of dcflow._core the venv holds: the release build (demo,
+# benchmarks, claims, goldens) or the test build (pytest). Both install to
+# the same place, so building one removes the other's stamp.
 DEVELOP_STAMP := $(VENV)/.develop.stamp
+TEST_BUILD_STAMP := $(VENV)/.develop-tests.stamp
 RUST_SOURCES  := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
 DEMO_SCENARIO := examples/demo.toml
@@ -33,10 +38,22 @@ $(DEPS_STAMP): pyproject.toml
 venv: $(DEPS_STAMP)
 
 # The extension module dcflow._core, installed editable into the venv, in
-# release (thin LTO across the crates) for demo, test and bench alike.
+# release (thin LTO across the crates) for the demo, the benchmarks, the
+# claims and the goldens.
 $(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
-	@$(MATURIN_DEVELOP)
+	@rm -f $(TEST_BUILD_STAMP)
+	@$(call maturin_develop,release)
+	@touch $@
+
+# pytest's build of dcflow._core: the profile `release-tests`, so that it
+# reuses the crates test-rust compiled (13 s instead of 79 s on a fresh
+# clone). pytest takes as long with it as with the release build (217 s
+# both: BENCHMARKS.md, "`make test` from a fresh clone").
+$(TEST_BUILD_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
+	@echo "building dcflow._core for the tests (maturin develop --profile release-tests; log in $(VENV)/maturin.log)"
+	@rm -f $(DEVELOP_STAMP)
+	@DCFLOW_BUILD=release-tests $(call maturin_develop,release-tests)
 	@touch $@
 
 develop: $(DEVELOP_STAMP)
@@ -77,7 +94,7 @@ lint:
 	cargo clippy --release --workspace --all-targets -- -D warnings
 
 # On both cores (pytest-xdist): every test writes only under its own tmp_path.
-test-python: $(DEVELOP_STAMP)
+test-python: $(TEST_BUILD_STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
 
 # Every number the docs quote that python/dcflow/claims.py registers,
@@ -101,10 +118,11 @@ bench: $(DEVELOP_STAMP)
 # benchmark topologies), built again with the counts (rustc -Cprofile-use).
 # The same results with less CPU (BENCHMARKS.md, "Profile-guided build");
 # `make bench` prints which build it measured. Both builds use their own
-# target directories, so `make test`'s build stays valid; the next change to
-# a Rust source makes `make develop` replace this build with the plain one,
-# and so does any make target after a `make pgo` that failed half-way (it
-# removes the stamp first: the instrumented module is never kept).
+# target directories, so test-rust's build stays valid; `make test-python`
+# installs its own build over this one, the next change to a Rust source
+# makes `make develop` replace it with the plain one, and so does any make
+# target after a `make pgo` that failed half-way (it removes the stamps
+# first: the instrumented module is never kept).
 # Needs rustup's llvm-tools for llvm-profdata (added here when missing).
 PGO_DIR := target/pgo
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
@@ -112,21 +130,21 @@ LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | s
 pgo: $(DEPS_STAMP)
 	@test -x "$(LLVM_PROFDATA)" || rustup component add llvm-tools > /dev/null 2>&1 \
 		|| { echo "make pgo: llvm-profdata not found and 'rustup component add llvm-tools' failed"; exit 2; }
-	@rm -rf $(DEVELOP_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
+	@rm -rf $(DEVELOP_STAMP) $(TEST_BUILD_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/merged.profdata
 	@echo "building dcflow._core instrumented (log in $(VENV)/maturin.log)"
 	@CARGO_TARGET_DIR=$(PGO_DIR)/generate RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR)/profiles)" \
-		$(MATURIN_DEVELOP)
+		$(call maturin_develop,release)
 	$(BIN)/python -m dcflow.pgo
 	"$(LLVM_PROFDATA)" merge -o $(PGO_DIR)/merged.profdata $(PGO_DIR)/profiles
 	@echo "building dcflow._core with the profile (log in $(VENV)/maturin.log)"
 	@CARGO_TARGET_DIR=$(PGO_DIR)/use RUSTFLAGS="-Cprofile-use=$(abspath $(PGO_DIR)/merged.profdata)" DCFLOW_BUILD=profile-guided \
-		$(MATURIN_DEVELOP)
+		$(call maturin_develop,release)
 	@touch $(DEVELOP_STAMP)
 	@echo "dcflow._core: $$($(BIN)/python -c 'from dcflow import _core; print(_core.build())') build"
 
 # --------------------------------------------------------------------- cleanup
 clean:
-	rm -rf $(DEMO_OUT) bench-out .pytest_cache $(DEVELOP_STAMP)
+	rm -rf $(DEMO_OUT) bench-out .pytest_cache $(DEVELOP_STAMP) $(TEST_BUILD_STAMP)
 
 distclean: clean
 	rm -rf $(VENV) target

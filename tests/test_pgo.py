@@ -35,7 +35,7 @@ def test_every_training_run_is_a_valid_scenario():
 
 
 def test_the_module_says_how_it_was_built():
-    assert _core.build() in {"release", "profile-guided"}
+    assert _core.build() in {"release", "release-tests", "profile-guided"}
 
 
 def test_list_prints_every_run_without_running_it(capsys):
@@ -45,7 +45,9 @@ def test_list_prints_every_run_without_running_it(capsys):
 
 
 def test_every_training_run_completes():
-    # What `make pgo` runs with the instrumented module, on this build.
-    for label, summary, _ in pgo.train():
+    # What `make pgo` runs with the instrumented module, on this build, with
+    # a tenth of the flows (`make pgo` itself stops at a run that does not
+    # complete at full size).
+    for label, summary, _ in pgo.train(fraction=0.1):
         assert summary["status"] == "completed", label
         assert summary["flows_completed"] + summary["flows_terminated"] == summary["flows_total"], label

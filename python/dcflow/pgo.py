@@ -91,23 +91,29 @@ DEFAULT_DELAYS: dict[str, Mapping[str, Any]] = {
 }
 
 
-def runs() -> Iterator[tuple[str, Path, dict[str, Any]]]:
-    """(label, scenario file, overrides) of every training run."""
-    for name, (flows, extra) in PACKET.items():
-        yield f"packet {name}", LEAF_SPINE, {"protocol.name": name, "workload.flows": flows, **extra}
+def runs(fraction: float = 1.0) -> Iterator[tuple[str, Path, dict[str, Any]]]:
+    """(label, scenario file, overrides) of every training run, with
+    `fraction` of its flows (at least 20; tests/test_pgo.py runs them all
+    at a tenth)."""
+    def flows(n: int) -> int:
+        return max(20, round(n * fraction))
+
+    for name, (n, extra) in PACKET.items():
+        yield f"packet {name}", LEAF_SPINE, {"protocol.name": name, "workload.flows": flows(n), **extra}
     for label, overrides in ROUTED.items():
-        yield f"packet {label}", LEAF_SPINE, dict(overrides)
+        yield f"packet {label}", LEAF_SPINE, {**overrides, "workload.flows": flows(overrides["workload.flows"])}
     for label, overrides in DEFAULT_DELAYS.items():
-        yield f"packet {label}", DEFAULT_FAT_TREE, dict(overrides)
-    for name, (flows, extra) in FLUID.items():
-        yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows, **extra}
+        yield f"packet {label}", DEFAULT_FAT_TREE, {**overrides, "workload.flows": flows(overrides["workload.flows"])}
+    for name, (n, extra) in FLUID.items():
+        yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows(n), **extra}
 
 
-def train() -> Iterator[tuple[str, dict[str, Any], float]]:
-    """Runs every training run: (label, summary, CPU seconds) of each."""
+def train(fraction: float = 1.0) -> Iterator[tuple[str, dict[str, Any], float]]:
+    """Runs every training run (with `fraction` of its flows): (label,
+    summary, CPU seconds) of each."""
     import dcflow
 
-    for label, path, overrides in runs():
+    for label, path, overrides in runs(fraction):
         start = time.process_time()
         summary = dcflow.run(dcflow.Scenario.from_toml(path), overrides).summary
         yield label, summary, time.process_time() - start

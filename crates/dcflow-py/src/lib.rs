@@ -28,8 +28,9 @@ fn version() -> &'static str {
     dcflow_scenario::VERSION
 }
 
-/// How this module was compiled: "profile-guided" when `make pgo` built it
-/// (it sets DCFLOW_BUILD; cargo rebuilds when that changes), else "release".
+/// How this module was compiled: "profile-guided" when `make pgo` built it,
+/// "release-tests" when `make test-python` did (both set DCFLOW_BUILD; cargo
+/// rebuilds when that changes), else "release".
 /// Benchmarks print it: the same results, different CPU times.
 #[pyfunction]
 fn build() -> &'static str {
