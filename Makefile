@@ -7,11 +7,12 @@ PYTHON  ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV    := .venv
 BIN     := $(VENV)/bin
 PIP     := $(BIN)/python -m pip
+UV_PIP  := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python
 DEPS_STAMP    := $(VENV)/.deps.stamp
 # `$(call maturin_develop,PROFILE)` builds dcflow._core in that cargo
 # profile into the venv, its log in $(VENV)/maturin.log (the log's tail shown
 # on failure); callers may prefix environment settings.
-maturin_develop = VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --profile $(1) > $(VENV)/maturin.log 2>&1 \
+maturin_develop = VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --uv --profile $(1) > $(VENV)/maturin.log 2>&1 \
 	|| { tail -n 40 $(VENV)/maturin.log; exit 1; }
 # Which build of dcflow._core the venv holds: the release build (demo,
 # benchmarks, claims, goldens) or the test build (pytest). Both install to
@@ -28,10 +29,14 @@ DEMO_OUT      := demo-out
 all: test
 
 # ---------------------------------------------------------------- environment
-$(DEPS_STAMP): pyproject.toml
+# With uv (from PyPI, through pip): it fetches and installs the packages in
+# parallel, 7 s on a fresh machine where pip alone took 53 s
+# (BENCHMARKS.md, "`make test` from a fresh clone").
+$(DEPS_STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
-	@echo "installing maturin, pytest, pytest-xdist, hypothesis and dcflow's runtime dependencies into $(VENV)"
-	@$(PIP) install --quiet --disable-pip-version-check maturin pytest pytest-xdist hypothesis \
+	@echo "installing uv, then maturin, pytest, pytest-xdist, hypothesis and dcflow's runtime dependencies into $(VENV)"
+	@$(PIP) install --quiet --disable-pip-version-check uv
+	@$(UV_PIP) maturin pytest pytest-xdist hypothesis \
 		$$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))")
 	@touch $@
 
@@ -165,7 +170,7 @@ keys-doc: $(DEVELOP_STAMP)
 # jupyterlab, installed once).
 NOTEBOOK_STAMP := $(VENV)/.notebook.stamp
 $(NOTEBOOK_STAMP): $(DEPS_STAMP)
-	$(PIP) install --quiet --disable-pip-version-check jupyterlab
+	$(UV_PIP) jupyterlab
 	@touch $@
 
 notebook: $(DEVELOP_STAMP) $(NOTEBOOK_STAMP)
