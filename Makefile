@@ -7,7 +7,7 @@ PYTHON  ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV    := .venv
 BIN     := $(VENV)/bin
 PIP     := $(BIN)/python -m pip
-UV_PIP  := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python
+UV_PIP  := $(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python
 DEPS_STAMP    := $(VENV)/.deps.stamp
 # `$(call maturin_develop,PROFILE)` builds dcflow._core in that cargo
 # profile into the venv, its log in $(VENV)/maturin.log (the log's tail shown
@@ -30,8 +30,11 @@ all: test
 
 # ---------------------------------------------------------------- environment
 # With uv (from PyPI, through pip): it fetches and installs the packages in
-# parallel, 7 s on a fresh machine where pip alone took 53 s
-# (BENCHMARKS.md, "`make test` from a fresh clone").
+# parallel, 16 s on a fresh machine where pip alone took 53 s
+# (BENCHMARKS.md, "`make test` from a fresh clone"). Compiled to bytecode
+# at install, as pip does: where PYTHONDONTWRITEBYTECODE is set (as on this
+# project's machines) every import would compile them again, and pytest
+# took 1.6 times as long.
 $(DEPS_STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	@echo "installing uv, then maturin, pytest, pytest-xdist, hypothesis and dcflow's runtime dependencies into $(VENV)"
