@@ -49,7 +49,7 @@ venv: $(DEPS_STAMP)
 # release (thin LTO across the crates) for the demo, the benchmarks, the
 # claims and the goldens.
 $(DEVELOP_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
-	@echo "building dcflow._core (maturin develop --release; log in $(VENV)/maturin.log)"
+	@echo "building dcflow._core (maturin develop --profile release; log in $(VENV)/maturin.log)"
 	@rm -f $(TEST_BUILD_STAMP)
 	@$(call maturin_develop,release)
 	@touch $@
