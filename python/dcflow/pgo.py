@@ -95,17 +95,20 @@ def runs(fraction: float = 1.0) -> Iterator[tuple[str, Path, dict[str, Any]]]:
     """(label, scenario file, overrides) of every training run, with
     `fraction` of its flows (at least 20; tests/test_pgo.py runs them all
     at a tenth)."""
-    def flows(n: int) -> int:
-        return max(20, round(n * fraction))
+    for label, path, overrides in _full_runs():
+        flows = max(20, round(overrides["workload.flows"] * fraction))
+        yield label, path, {**overrides, "workload.flows": flows}
 
-    for name, (n, extra) in PACKET.items():
-        yield f"packet {name}", LEAF_SPINE, {"protocol.name": name, "workload.flows": flows(n), **extra}
+
+def _full_runs() -> Iterator[tuple[str, Path, dict[str, Any]]]:
+    for name, (flows, extra) in PACKET.items():
+        yield f"packet {name}", LEAF_SPINE, {"protocol.name": name, "workload.flows": flows, **extra}
     for label, overrides in ROUTED.items():
-        yield f"packet {label}", LEAF_SPINE, {**overrides, "workload.flows": flows(overrides["workload.flows"])}
+        yield f"packet {label}", LEAF_SPINE, dict(overrides)
     for label, overrides in DEFAULT_DELAYS.items():
-        yield f"packet {label}", DEFAULT_FAT_TREE, {**overrides, "workload.flows": flows(overrides["workload.flows"])}
-    for name, (n, extra) in FLUID.items():
-        yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows(n), **extra}
+        yield f"packet {label}", DEFAULT_FAT_TREE, dict(overrides)
+    for name, (flows, extra) in FLUID.items():
+        yield f"fluid {name}", FAT_TREE, {"protocol.name": name, "workload.flows": flows, **extra}
 
 
 def train(fraction: float = 1.0) -> Iterator[tuple[str, dict[str, Any], float]]:
