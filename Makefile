@@ -30,7 +30,7 @@ all: test
 
 # ---------------------------------------------------------------- environment
 # With uv (from PyPI, through pip): it fetches and installs the packages in
-# parallel, 16 s on a fresh machine where pip alone took 53 s
+# parallel: `make venv` 24 s on a fresh clone where pip alone took 53 s
 # (BENCHMARKS.md, "`make test` from a fresh clone"). Compiled to bytecode
 # at install, as pip does: where PYTHONDONTWRITEBYTECODE is set (as on this
 # project's machines) every import would compile them again, and pytest

@@ -1,9 +1,8 @@
-//! The slice of the stress matrix that `make test` runs (in release, under a
+//! The slice of the stress matrix that `make test` runs (optimized, under a
 //! minute on 2 cores): every protocol on a 100-sender incast with deadlines,
 //! on the lossy fat-tree at load 0.9 and on the fat-tree whose core link
-//! and switch fail and recover, and the explicit-rate protocols, pFabric,
-//! pHost and Homa on the 500-sender incast. `make stress` runs the whole
-//! matrix.
+//! and switch fail and recover, and on the 500-sender incast the protocols
+//! of [`INCAST_500`]. `make stress` runs the whole matrix.
 
 use dcflow_stress::matrix::{self, StressScenario};
 use dcflow_stress::{run_matrix, slice_complaints, CellResult};
